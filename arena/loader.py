@@ -1,0 +1,75 @@
+"""Finding a bot by the name a user gives it: an installed entry point, or ``module:Class``.
+
+Entry points in the group ``tute_arena.bots`` are how plugins (the built-in ones included) announce
+themselves; ``module:Class`` serves a bot that is importable but not installed as a plugin.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+GROUP = "tute_arena.bots"
+
+
+class BotLoadError(ValueError):
+    """The bot named cannot be found or built; the message names it and says why."""
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    name: str
+    target: str  # module:Class
+    origin: str  # distribution name, or "module"
+    version: str
+
+
+def installed_bots() -> dict[str, BotInfo]:
+    """Every bot announced in the entry point group, by name."""
+    found: dict[str, BotInfo] = {}
+    for ep in metadata.entry_points(group=GROUP):
+        dist = getattr(ep, "dist", None)
+        found[ep.name] = BotInfo(ep.name, ep.value, dist.metadata["Name"] if dist else "?",
+                                 dist.version if dist else "?")
+    return dict(sorted(found.items()))
+
+
+def resolve(spec: str) -> str:
+    """``random`` -> ``bots.random_bot:RandomBot``; a ``module:Class`` spec is returned as is."""
+    if ":" in spec:
+        return spec
+    bots = installed_bots()
+    if spec not in bots:
+        known = ", ".join(bots) or "none installed"
+        raise BotLoadError(f"unknown bot {spec!r} (installed: {known}; or give module:Class)")
+    return bots[spec].target
+
+
+def load_class(spec: str) -> Any:
+    target = resolve(spec)
+    module_name, _, attr = target.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except Exception as exc:  # an import error in a plugin is the user's to read, in one line
+        raise BotLoadError(f"bot {spec!r}: cannot load {target}: {exc!r}") from None
+    return obj
+
+
+def make_bot(spec: str, params: dict[str, Any] | None = None) -> Any:
+    """An instance of the bot ``spec``, constructed with keyword ``params``."""
+    cls = load_class(spec)
+    try:
+        bot = cls(**(params or {}))
+    except Exception as exc:
+        raise BotLoadError(f"bot {spec!r}: cannot construct with {params or {}}: {exc!r}") from None
+    if not callable(getattr(bot, "choose", None)):
+        raise BotLoadError(f"bot {spec!r}: {target_name(cls)} has no choose(view) method")
+    return bot
+
+
+def target_name(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', '?')}:{getattr(obj, '__qualname__', repr(obj))}"

@@ -1,0 +1,110 @@
+"""One game between players: the referee asks, the players answer, failures become forfeits.
+
+Timeouts and isolation are the hosts' business (``arena.hosts``); here every answer is checked and any
+failure, whatever the kind of player, ends the deal as a renuncio with a reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any, Protocol, Sequence
+
+from .cards import deck as deck_cards
+from .record import GameRecord
+from .state import GameState, IllegalAction
+from .variants import Variant
+from .view import PlayerView
+
+
+class Player(Protocol):
+    """What a seat needs: ``choose``. ``new_game`` and ``game_over`` are optional."""
+
+    def choose(self, view: PlayerView) -> str: ...
+
+
+class BotFailure(Exception):
+    """A host's report that its bot failed: ``reason`` is timeout, crash or protocol."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+def shuffled_deck(variant: Variant, seed: int) -> list[int]:
+    """The deck order for ``seed``: the same on every machine and Python version (``random.Random``)."""
+    cards = list(deck_cards(variant.deck_size))
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def derive_seed(*parts: object) -> int:
+    """A 63-bit seed from any names and numbers, by hashing: no shared RNG, so a game's seed depends
+    only on what the game is, never on which worker plays it or in what order."""
+    text = "/".join(str(p) for p in parts).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+
+
+def game_info(state: GameState, seat: int, game_id: str, seed: int | None, names: Sequence[str]) -> dict[str, Any]:
+    v = state.variant
+    return {"game_id": game_id, "seed": seed, "seat": seat, "variant": v.name, "options": v.options(),
+            "players": v.players, "teams": [list(t) for t in v.teams], "dealer": state.dealer,
+            "seats": list(names)}
+
+
+def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Sequence[Player], *,
+              game_id: str = "", seed: int | None = None, names: Sequence[str] | None = None,
+              ask_forced: bool = False) -> GameRecord:
+    """Play one deal to the end and return its record.
+
+    A seat with a single legal action is not asked unless ``ask_forced``: the answer is known, and
+    asking would only spend the bot's time. An exception from a player, a ``BotFailure`` from its host,
+    a non-string or an illegal answer all end the deal as a forfeit of that seat.
+    """
+    if len(players) != variant.players:
+        raise ValueError(f"{variant.name} needs {variant.players} players, got {len(players)}")
+    names = list(names) if names else [type(p).__name__ for p in players]
+    state = GameState.new(variant, deck, dealer)
+    for seat, p in enumerate(players):
+        hook = getattr(p, "new_game", None)
+        if hook is not None:
+            try:
+                hook(game_info(state, seat, game_id, seed, names))
+            except BotFailure as f:
+                state.forfeit(seat, f.reason, f.detail)
+                break
+            except Exception as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
+                state.forfeit(seat, "crash", f"new_game raised {exc!r}")
+                break
+    view_of = PlayerView.of
+    while not state.is_over:
+        seat = state.current
+        legal = state.legal_actions()
+        if len(legal) == 1 and not ask_forced:
+            state.apply(legal[0])
+            continue
+        try:
+            action = players[seat].choose(view_of(state, seat))
+        except BotFailure as f:
+            state.forfeit(seat, f.reason, f.detail)
+            break
+        except Exception as exc:
+            state.forfeit(seat, "crash", f"choose raised {exc!r}")
+            break
+        try:
+            state.apply(action)
+        except IllegalAction as exc:
+            reason = "illegal" if isinstance(action, str) else "protocol"
+            state.forfeit(seat, reason, f"answered {action!r}: {exc}")
+            break
+    record = GameRecord.from_state(state, game_id=game_id, seed=seed, seats=names)
+    result = record.result.to_json()
+    for p in players:
+        hook = getattr(p, "game_over", None)
+        if hook is not None:
+            try:
+                hook(result)
+            except Exception:  # noqa: BLE001 - the deal is decided; a failing goodbye changes nothing
+                pass
+    return record

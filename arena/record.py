@@ -1,0 +1,159 @@
+"""The game record (DESIGN.md, format ``tute-arena/1``) and its verification by replay.
+
+A record is self-sufficient: the deck order, what the deal made of it, the exact rule options and every
+decision with its seat. ``replay`` runs the referee over it again and refuses the first difference, so a
+stored or shared game can always be proven true.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence
+
+from .cards import NAMES, cards_list, parse_card
+from .result import GameResult
+from .state import GameState, IllegalAction
+from .variants import Variant, VariantError
+
+FORMAT = "tute-arena/1"
+
+
+class ReplayError(ValueError):
+    """A record that the referee does not reproduce; ``index`` is the first wrong action (or -1)."""
+
+    def __init__(self, message: str, index: int = -1) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+@dataclass
+class GameRecord:
+    id: str
+    variant: str
+    options: dict[str, Any]
+    seed: int | None
+    dealer: int
+    seats: list[str]
+    teams: list[list[int]]
+    deck: list[str]
+    hands: list[list[str]]
+    stock: list[str]
+    trump_card: str
+    actions: list[tuple[int, str]]
+    result: GameResult
+    format: str = FORMAT
+    #: fields this version does not know, kept so that reading and writing a record loses nothing
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_state(cls, state: GameState, *, game_id: str = "", seed: int | None = None,
+                   seats: Sequence[str] | None = None) -> "GameRecord":
+        v = state.variant
+        if state.result_ is None:
+            raise ValueError("the deal is not over")
+        return cls(
+            id=game_id, variant=v.name, options=v.options(), seed=seed, dealer=state.dealer,
+            seats=list(seats) if seats else [f"seat{s}" for s in range(state.n)],
+            teams=[list(t) for t in v.teams], deck=[NAMES[c] for c in state.deck],
+            hands=[[NAMES[c] for c in cards_list(h)] for h in state.initial_hands],
+            stock=[NAMES[c] for c in state.stock], trump_card=NAMES[state.trump_card],
+            actions=[(s, a) for s, a in state.actions], result=state.result_)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": self.format, "id": self.id, "variant": self.variant, "options": dict(self.options),
+            "seed": self.seed, "dealer": self.dealer, "seats": list(self.seats),
+            "teams": [list(t) for t in self.teams], "deck": list(self.deck),
+            "hands": [list(h) for h in self.hands], "stock": list(self.stock), "trump_card": self.trump_card,
+            "actions": [[s, a] for s, a in self.actions], "result": self.result.to_json()}
+        for k, v in self.extra.items():
+            out.setdefault(k, v)
+        return out
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "GameRecord":
+        """Read a record; a missing or mistyped field raises ValueError naming it."""
+        if not isinstance(data, dict):
+            raise ValueError("a game record is a JSON object")
+        fmt = data.get("format")
+        if not isinstance(fmt, str) or not fmt.startswith("tute-arena/"):
+            raise ValueError(f"format: expected 'tute-arena/1', got {fmt!r}")
+        try:
+            known = {"format", "id", "variant", "options", "seed", "dealer", "seats", "teams", "deck", "hands",
+                     "stock", "trump_card", "actions", "result"}
+            return cls(
+                id=str(data["id"]), variant=str(data["variant"]), options=dict(data["options"]),
+                seed=data.get("seed"), dealer=int(data["dealer"]), seats=[str(s) for s in data["seats"]],
+                teams=[list(t) for t in data["teams"]], deck=list(data["deck"]),
+                hands=[list(h) for h in data["hands"]], stock=list(data["stock"]),
+                trump_card=str(data["trump_card"]),
+                actions=[(int(s), str(a)) for s, a in data["actions"]],
+                result=GameResult.from_json(data["result"]), format=fmt,
+                extra={k: v for k, v in data.items() if k not in known})
+        except KeyError as exc:
+            raise ValueError(f"missing field {exc.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"malformed field: {exc}") from None
+
+    @classmethod
+    def loads(cls, text: str) -> "GameRecord":
+        return cls.from_json(json.loads(text))
+
+    def rules(self) -> Variant:
+        return Variant.from_options(self.variant, self.options)
+
+
+def _start(record: GameRecord) -> GameState:
+    try:
+        variant = record.rules()
+        deck = [parse_card(c) for c in record.deck]
+        state = GameState.new(variant, deck, record.dealer)
+    except (VariantError, ValueError) as exc:
+        raise ReplayError(f"record {record.id!r}: cannot deal: {exc}") from None
+    dealt = [[NAMES[c] for c in cards_list(h)] for h in state.initial_hands]
+    if [sorted(h) for h in record.hands] != [sorted(h) for h in dealt]:
+        raise ReplayError(f"record {record.id!r}: hands do not match the deal of this deck")
+    if list(record.stock) != [NAMES[c] for c in state.stock] or record.trump_card != NAMES[state.trump_card]:
+        raise ReplayError(f"record {record.id!r}: stock or trump card does not match the deal of this deck")
+    return state
+
+
+def replay_steps(record: GameRecord) -> Iterator[tuple[int, GameState]]:
+    """Yield (action index, state before it) for each recorded action, then (len, final state).
+
+    Raises ReplayError at the first action the referee refuses.
+    """
+    state = _start(record)
+    for i, (seat, action) in enumerate(record.actions):
+        yield i, state
+        if state.is_over:
+            raise ReplayError(f"record {record.id!r}: action {i} ({seat}, {action!r}) after the deal ended", i)
+        try:
+            state.apply(action, seat)
+        except IllegalAction as exc:
+            raise ReplayError(f"record {record.id!r}: action {i} ({seat}, {action!r}) is illegal: {exc}", i) from None
+    yield len(record.actions), state
+
+
+def replay(record: GameRecord) -> GameState:
+    """Re-run the referee over ``record`` and check that it ends exactly as recorded."""
+    state: GameState | None = None
+    for _, state in replay_steps(record):
+        pass
+    assert state is not None
+    f = record.result.forfeit
+    if f is not None and not state.is_over:
+        state.forfeit(f.seat, f.reason, f.detail)
+    if not state.is_over:
+        raise ReplayError(f"record {record.id!r}: the actions end before the deal does "
+                          f"(seat {state.current} is on move)", len(record.actions))
+    got = state.result_
+    assert got is not None
+    if got.to_json() != record.result.to_json():
+        raise ReplayError(f"record {record.id!r}: result differs: recorded {record.result.to_json()}, "
+                          f"referee says {got.to_json()}", len(record.actions))
+    return state

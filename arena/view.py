@@ -1,0 +1,137 @@
+"""What one seat may see: its own hand and the public record of the deal, never another hand or the pile.
+
+A view is built for every decision, so it holds only references to immutable values the referee keeps
+anyway (ints, tuples, the frozen variant); lists, names and JSON are computed on access. It holds no
+reference to the game state: a bot that pokes at its view, or changes it, reaches nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import NAMES, SUITS, cards_list
+from .variants import Variant
+
+
+class PlayerView:
+    """One seat's knowledge at one decision. Equal views mean the seat cannot tell the states apart."""
+
+    __slots__ = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
+                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal")
+
+    seat: int
+    variant: Variant
+    dealer: int
+    phase: str
+    #: the seat on move (the viewer, when it is asked to act)
+    current: int
+    #: the seat that led (or will lead) the current trick
+    leader: int
+    #: own hand as a card bitmask (``hand_cards`` for a list)
+    hand: int
+    trump: int
+    #: the card that showed trump at the deal (public to all)
+    trump_card: int
+    #: two players: the card face up under the pile now (changes on an exchange), -1 once drawn
+    face_up: int
+    #: cards still to be drawn, the face-up card included
+    stock_left: int
+    #: cards of the current trick in play order, from ``leader``
+    trick: tuple[int, ...]
+    #: finished tricks: (leader, cards in play order, winner)
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
+    #: cantes made: (seat, suit, points)
+    cantes: tuple[tuple[int, int, int], ...]
+    #: exchanges made: (seat, card given, card taken)
+    exchanges: tuple[tuple[int, int, int], ...]
+    #: points taken so far per seat (card points of won tricks, cantes, last-trick bonus)
+    points: tuple[int, ...]
+    legal: tuple[str, ...]
+
+    @classmethod
+    def of(cls, state: Any, seat: int) -> "PlayerView":
+        self = cls.__new__(cls)
+        self.seat = seat
+        self.variant = state.variant
+        self.dealer = state.dealer
+        self.phase = ("play", "declare", "deal_tute", "over")[state.phase]
+        self.current = state.current
+        self.leader = state.leader
+        self.hand = state.hands[seat]
+        self.trump = state.trump
+        self.trump_card = state.trump_card
+        self.face_up = state.face_up
+        self.stock_left = state.stock_left
+        self.trick = state.trick
+        self.tricks = state.tricks
+        self.cantes = state.cantes
+        self.exchanges = state.exchanges
+        self.points = tuple(state.points)
+        self.legal = state.legal_actions() if state.current == seat else ()
+        return self
+
+    # -------------------------------------------------------------------------------- derived
+    @property
+    def players(self) -> int:
+        return self.variant.players
+
+    @property
+    def teams(self) -> tuple[tuple[int, ...], ...]:
+        return self.variant.teams
+
+    @property
+    def hand_cards(self) -> list[int]:
+        return cards_list(self.hand)
+
+    @property
+    def trick_seats(self) -> list[tuple[int, int]]:
+        """(seat, card) of the current trick in play order."""
+        n = self.variant.players
+        return [((self.leader + i) % n, c) for i, c in enumerate(self.trick)]
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        """Cards in each hand: public, since every deal, draw and play is seen by all."""
+        v = self.variant
+        played = len(self.tricks)
+        if v.draw_pile:
+            full = 40 - 2 * v.hand_size
+            draws = (full - self.stock_left) // 2
+        else:
+            draws = 0
+        n = v.players
+        in_trick = {(self.leader + i) % n for i in range(len(self.trick))}
+        return tuple(v.hand_size + draws - played - (s in in_trick) for s in range(n))
+
+    @property
+    def side_points(self) -> list[int]:
+        return [sum(self.points[s] for s in team) for team in self.variant.teams]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlayerView):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in PlayerView.__slots__)
+
+    def __hash__(self) -> int:
+        return hash((self.seat, self.hand, self.tricks, self.trick, self.legal))
+
+    def __repr__(self) -> str:
+        return (f"PlayerView(seat={self.seat}, hand={' '.join(NAMES[c] for c in self.hand_cards)}, "
+                f"trump={SUITS[self.trump]}, trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
+
+    def to_json(self) -> dict[str, Any]:
+        """The view as the protocol sends it: cards in notation, seats as ints."""
+        return {
+            "seat": self.seat, "variant": self.variant.name, "players": self.variant.players,
+            "teams": [list(t) for t in self.variant.teams], "dealer": self.dealer, "phase": self.phase,
+            "current": self.current, "leader": self.leader,
+            "hand": [NAMES[c] for c in self.hand_cards], "trump": SUITS[self.trump],
+            "trump_card": NAMES[self.trump_card],
+            "face_up": NAMES[self.face_up] if self.face_up >= 0 else None,
+            "stock_left": self.stock_left,
+            "trick": [NAMES[c] for c in self.trick],
+            "tricks": [{"leader": ld, "cards": [NAMES[c] for c in cs], "winner": w} for ld, cs, w in self.tricks],
+            "cantes": [{"seat": s, "suit": SUITS[su], "points": p} for s, su, p in self.cantes],
+            "exchanges": [{"seat": s, "gave": NAMES[g], "took": NAMES[t]} for s, g, t in self.exchanges],
+            "points": list(self.points), "hand_sizes": list(self.hand_sizes), "legal": list(self.legal),
+        }

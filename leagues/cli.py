@@ -1,0 +1,187 @@
+"""The ``tute`` command: thin commands over the layers below, no game logic here.
+
+Every error a user can cause ends in one line on stderr and exit status 2 (click's usage errors too).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, Sequence
+
+import click
+from tabulate import tabulate
+
+from arena import VARIANTS, VariantError, derive_seed, get_variant, play_game, shuffled_deck
+from arena.loader import BotLoadError, make_bot
+
+
+class UserError(click.ClickException):
+    """A problem with what the user asked for: one line, exit 2."""
+
+    exit_code = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tute-arena")
+def cli() -> None:
+    """tute-arena: Tute bots against each other under a strict referee.
+
+    \b
+    Example:
+      tute play tute-2 random random --games 100 --seed 1
+    """
+
+
+@cli.command()
+def variants() -> None:
+    """List the preset variants and their rule options.
+
+    \b
+    Example:
+      tute variants
+    """
+    for name, v in VARIANTS.items():
+        click.echo(f"{name}: {v.description}")
+        opts = v.options()
+        width = max(len(k) for k in opts)
+        for key, value in opts.items():
+            shown = json.dumps(value) if not isinstance(value, str) else value
+            click.echo(f"    {key:<{width}}  {shown}")
+        click.echo()
+
+
+def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[str]) -> list[str]:
+    if pairs and len(specs) == 2:
+        return [specs[0], specs[1], specs[0], specs[1]]
+    if len(specs) != players:
+        extra = " (or 2: one per side)" if pairs else ""
+        raise UserError(f"{variant_name} needs {players} bots{extra}, got {len(specs)}")
+    return list(specs)
+
+
+@cli.command()
+@click.argument("variant")
+@click.argument("bots", nargs=-1, required=True)
+@click.option("--games", "-n", default=100, show_default=True, type=click.IntRange(1), help="Deals to play.")
+@click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
+@click.option("--records", type=click.Path(dir_okay=False, writable=True),
+              help="Write every game record to this file as JSON lines.")
+@click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
+              help="Rule option override (JSON value), e.g. -o undertrump_required=true.")
+def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: str | None,
+         options: tuple[str, ...]) -> None:
+    """Play GAMES deals of VARIANT between BOTS (the dealer rotates) and print a summary.
+
+    BOTS are entry point names (see `tute bots list`) or module:Class. For a pairs variant two bots
+    make the two sides.
+
+    \b
+    Example:
+      tute play tute-2 random random --games 1000 --seed 7 --records games.jsonl
+      tute play tute-4-pairs random random -n 200
+    """
+    try:
+        v = get_variant(variant, **_parse_options(options))
+    except VariantError as exc:
+        raise UserError(str(exc)) from None
+    specs = _seat_players(variant, v.players, v.pairs, bots)
+    try:
+        players = [make_bot(s) for s in specs]
+    except BotLoadError as exc:
+        raise UserError(str(exc)) from None
+    names = [f"{s}" for s in specs]
+    n = v.players
+    stats = [{"wins": 0, "draws": 0, "losses": 0, "points": 0, "tutes": 0, "forfeits": 0} for _ in range(n)]
+    out = None
+    if records:
+        try:
+            out = open(records, "w", encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"{records}: {exc.strerror}") from None
+    decisions = 0
+    started = time.perf_counter()
+    try:
+        for g in range(games):
+            game_seed = derive_seed("play", variant, seed, g)
+            deck = shuffled_deck(v, game_seed)
+            rec = play_game(v, deck, g % n, players, game_id=f"play/{seed}/{g}", seed=game_seed, names=names)
+            decisions += len(rec.actions)
+            r = rec.result
+            winners = set(r.winner)
+            winning_sides = {tuple(t) for t in v.teams if winners & set(t)}
+            for s in range(n):
+                st = stats[s]
+                st["points"] += r.points[s]
+                if s in winners:
+                    st["wins" if len(winning_sides) == 1 else "draws"] += 1
+                else:
+                    st["losses"] += 1
+                if r.tute and r.tute["seat"] == s:
+                    st["tutes"] += 1
+                if r.forfeit and r.forfeit.seat == s:
+                    st["forfeits"] += 1
+            if out:
+                out.write(rec.dumps() + "\n")
+    finally:
+        if out:
+            out.close()
+    elapsed = time.perf_counter() - started
+    rows = [[s, names[s], st["wins"], st["draws"], st["losses"], f"{st['points'] / games:.1f}", st["tutes"],
+             st["forfeits"]] for s, st in enumerate(stats)]
+    click.echo(f"{variant}: {games} deals, seed {seed}")
+    click.echo(tabulate(rows, headers=["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes",
+                                       "forfeits"]))
+    rate = games / elapsed if elapsed > 0 else float("inf")
+    click.echo(f"{games} games in {elapsed:.2f} s: {rate:.0f} games/s, {decisions} decisions")
+    if records:
+        click.echo(f"records: {records}")
+
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in pairs:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+# Command groups from the other modules of this package attach themselves here (each has a register()).
+def _register_commands() -> None:
+    import importlib
+
+    for module in ("leagues.bots_cli", "leagues.run_cli"):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        mod.register(cli)
+
+
+_register_commands()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: click's errors and ours become one line on stderr."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("tute: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        click.echo(f"tute: error: {exc.format_message()}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
