@@ -33,23 +33,34 @@ for _c, _t in enumerate(EXCHANGE_TEXT):
 CODE[PASS] = PASS_CODE
 
 
-def _plays_table() -> list[tuple[str, ...]]:
-    return [tuple(PLAY_TEXT[s * 10 + r] for r in range(10) if chunk >> r & 1) for s in range(4)
-            for chunk in range(1024)]
+_HALVES: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] = ({}, {})
 
 
-_SUIT_PLAYS = _plays_table()  # index suit * 1024 + 10-bit chunk
-_PLAYS_CACHE: dict[int, tuple[str, ...]] = {}
+def _half(half: int, bits: int) -> tuple[str, ...]:
+    table = _HALVES[half]
+    if len(table) > 1 << 16:  # bounded memory whatever the hands seen
+        table.clear()
+    t = table[bits] = tuple(PLAY_TEXT[20 * half + i] for i in range(20) if bits >> i & 1)
+    return t
+
+
+_LO, _HI = _HALVES
 
 
 def plays(mask: int) -> tuple[str, ...]:
-    """``play`` actions for a card mask, in card order; memoised because hands recur constantly."""
-    t = _PLAYS_CACHE.get(mask)
-    if t is None:
-        if len(_PLAYS_CACHE) > 1 << 17:
-            _PLAYS_CACHE.clear()
-        sp = _SUIT_PLAYS
-        t = (sp[mask & 1023] + sp[1024 + (mask >> 10 & 1023)] + sp[2048 + (mask >> 20 & 1023)]
-             + sp[3072 + (mask >> 30 & 1023)])
-        _PLAYS_CACHE[mask] = t
-    return t
+    """``play`` actions for a card mask, in card order.
+
+    Memoised per half of the deck (oros+copas, espadas+bastos): whole hands rarely recur, but their
+    halves do, so two dict hits and one concatenation serve almost every call.
+    """
+    lo = mask & 0xFFFFF
+    hi = mask >> 20
+    a = _LO.get(lo)
+    if a is None:
+        a = _half(0, lo)
+    if not hi:
+        return a
+    b = _HI.get(hi)
+    if b is None:
+        b = _half(1, hi)
+    return a + b if lo else b

@@ -24,6 +24,8 @@ from .variants import Variant
 from .view import PlayerView
 
 PLAY, DECLARE, DEAL_TUTE, OVER = 0, 1, 2, 3
+_CODE = A.CODE
+_DECK_MASKS = {size: sum(BIT[c] for c in deck_cards(size)) for size in (36, 40)}
 PHASE_NAMES = ("play", "declare", "deal_tute", "over")
 
 _SEVEN_TAKES = frozenset((1, 3, 12, 11, 10))
@@ -37,15 +39,32 @@ class IllegalAction(ValueError):
     """
 
 
-def _kk_index(hand: int) -> int:
-    """The 12s and 11s of a hand packed into 8 bits (two per suit), to index small tables."""
-    return (hand >> 8 & 3) | (hand >> 16 & 12) | (hand >> 24 & 48) | (hand >> 32 & 192)
+#: bits of the 11s; a hand holds a 12-11 pair in suit s iff bit s*10+8 is set in ``hand & hand >> 1``
+_ELEVENS = sum(1 << (s * 10 + 8) for s in range(4))
+_KINGS = sum(1 << (s * 10 + 9) for s in range(4))
+_KNIGHTS = _ELEVENS
 
 
-#: suits (bitmask) in which the packed hand holds both the 11 and the 12
-_PAIRS = tuple(sum(1 << s for s in range(4) if (i >> 2 * s) & 3 == 3) for i in range(256))
-#: Tute faces the packed hand holds (all four 12s: bits 1 3 5 7; all four 11s: bits 0 2 4 6)
-_TUTES = tuple(tuple(f for f, m in ((12, 0b10101010), (11, 0b01010101)) if i & m == m) for i in range(256))
+class _Layout:
+    """What a variant fixes about seats, computed once per variant rather than once per deal."""
+
+    __slots__ = ("next", "team", "partner", "total_tricks", "deal_slices", "exchange_bits")
+
+    def __init__(self, v: Variant) -> None:
+        n = v.players
+        self.next = tuple((s + 1) % n for s in range(n))
+        self.team = tuple(next(t for t, team in enumerate(v.teams) if s in team) for s in range(n))
+        self.partner = tuple((s + 2) % n if v.pairs else -1 for s in range(n))
+        self.total_tricks = v.deck_size // 2 if v.draw_pile else v.hand_size
+        #: for the k-th seat after the dealer, the deck positions it is dealt (one at a time)
+        self.deal_slices = tuple(slice(k, v.hand_size * n, n) for k in range(n))
+        #: per trump suit: the 7 and the 2 of trumps, the cards that may exchange
+        self.exchange_bits = tuple(
+            (BIT[t * 10 + 6] if v.exchange_seven else 0) | (BIT[t * 10 + 1] if v.exchange_two else 0)
+            for t in range(4)) if v.draw_pile else (0, 0, 0, 0)
+
+
+_LAYOUTS: dict[Variant, _Layout] = {}
 
 
 class GameState:
@@ -56,12 +75,64 @@ class GameState:
         "trump_card", "face_up", "strict", "phase", "current", "leader", "trick", "led", "best_led",
         "best_trump", "win_seat", "tricks", "tricks_won", "points", "cantes", "sung", "exchanges",
         "done_seven", "done_two", "window_seat", "window_sang", "pending", "actions", "result_",
-        "_legal", "_next", "_team", "_partner", "_total_tricks", "last_trick_winner",
+        "_legal", "_next", "_team", "_partner", "_total_tricks", "_exchange_bits", "last_trick_winner",
     )
+    variant: Variant
+    n: int
+    deck: tuple[int, ...]
+    dealer: int
+    #: each seat's hand as a card bitmask
+    hands: list[int]
+    initial_hands: tuple[int, ...]
+    #: the face-down pile, top first (two players); ``stock_pos`` cards of it are drawn
+    stock: tuple[int, ...]
+    stock_pos: int
+    trump: int
+    trump_card: int
+    #: the card face up under the pile now, -1 once the loser of the last draw took it
+    face_up: int
+    #: the follow/beat/trump duties apply (no pile, or the pile is gone)
+    strict: bool
+    phase: int
+    current: int
+    leader: int
+    trick: tuple[int, ...]
+    led: int
+    best_led: int
+    best_trump: int
+    win_seat: int
+    tricks: tuple[tuple[int, tuple[int, ...], int], ...]
+    tricks_won: list[int]
+    points: list[int]
+    cantes: tuple[tuple[int, int, int], ...]
+    #: sung suits, as the bits of their 11s
+    sung: int
+    exchanges: tuple[tuple[int, int, int], ...]
+    done_seven: bool
+    done_two: bool
+    #: the trick winner whose declaration window is open (-1: none)
+    window_seat: int
+    #: seats that sang in the open window (bitmask)
+    window_sang: int
+    #: seats still to be asked about a Tute from the deal
+    pending: tuple[int, ...]
+    actions: list[tuple[int, str]]
+    result_: GameResult | None
+    last_trick_winner: int
+    _legal: tuple[str, ...] | None
+    _next: tuple[int, ...]
+    _team: tuple[int, ...]
+    _partner: tuple[int, ...]
+    _total_tricks: int
+    _exchange_bits: int
 
     # ----------------------------------------------------------------------------------- dealing
     @classmethod
     def new(cls, variant: Variant, deck: Sequence[int], dealer: int = 0) -> "GameState":
+        """Deal ``deck`` for ``variant`` with ``dealer`` dealing (see ``__init__``)."""
+        return cls(variant, deck, dealer)
+
+    def __init__(self, variant: Variant | None, deck: Sequence[int] = (), dealer: int = 0) -> None:
         """Deal ``deck`` (the shuffled order, top first) for ``variant`` with ``dealer`` dealing.
 
         Cards go one at a time from the seat after the dealer. Two players: six each (the preset's
@@ -69,21 +140,28 @@ class GameState:
         Three or four: every card is dealt and the dealer's last card shows trump; with 40 cards for
         three, the 40th card only shows trump and is dead.
         """
+        if variant is None:  # a blank for copy() to fill
+            return
         n = variant.players
-        if sorted(deck) != sorted(deck_cards(variant.deck_size)):
+        layout = _LAYOUTS.get(variant)
+        if layout is None:
+            layout = _LAYOUTS[variant] = _Layout(variant)
+        deck = tuple(deck)
+        if len(deck) != variant.deck_size or sum(map(BIT.__getitem__, deck)) != _DECK_MASKS[variant.deck_size] \
+                or len(set(deck)) != len(deck):
             raise ValueError(f"deck: not a permutation of the {variant.deck_size}-card deck")
         if not 0 <= dealer < n:
             raise ValueError(f"dealer: {dealer} is not a seat of {n}")
-        self = cls.__new__(cls)
         self.variant = variant
         self.n = n
-        self.deck = tuple(deck)
+        self.deck = deck
         self.dealer = dealer
         h = variant.hand_size
         hands = [0] * n
         first = (dealer + 1) % n
-        for i in range(h * n):
-            hands[(first + i) % n] |= BIT[deck[i]]
+        bit = BIT.__getitem__
+        for k, sl in enumerate(layout.deal_slices):
+            hands[(first + k) % n] = sum(map(bit, deck[sl]))
         if variant.draw_pile:
             self.trump_card = deck[h * n]
             self.face_up = self.trump_card
@@ -117,30 +195,64 @@ class GameState:
         self.result_ = None
         self.last_trick_winner = -1
         self._legal = None
-        self._next = tuple((s + 1) % n for s in range(n))
-        self._team = tuple(next(t for t, team in enumerate(variant.teams) if s in team) for s in range(n))
-        self._partner = tuple((s + 2) % n if variant.pairs else -1 for s in range(n))
-        self._total_tricks = h if variant.draw_pile is False else (variant.deck_size // 2)
+        self._next = layout.next
+        self._team = layout.team
+        self._partner = layout.partner
+        self._total_tricks = layout.total_tricks
+        self._exchange_bits = layout.exchange_bits[self.trump]
         self.phase = PLAY
         self.pending = ()
         if variant.tute_from_deal and variant.tute_mode != "disabled":
             order = [(first + i) % n for i in range(n)]
-            self.pending = tuple(s for s in order if _TUTES[_kk_index(hands[s])])
+            self.pending = tuple(s for s in order if hands[s] & _KINGS == _KINGS or hands[s] & _KNIGHTS == _KNIGHTS)
             if self.pending:
                 self.phase = DEAL_TUTE
                 self.current = self.pending[0]
-        return self
 
     def copy(self) -> "GameState":
         """An independent copy (for search and perft): mutable parts are copied, tuples shared."""
-        other = GameState.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(other, name, getattr(self, name))
-        other.hands = list(self.hands)
-        other.tricks_won = list(self.tricks_won)
-        other.points = list(self.points)
-        other.actions = list(self.actions)
-        return other
+        o = GameState(None)
+        o.variant = self.variant
+        o.n = self.n
+        o.deck = self.deck
+        o.dealer = self.dealer
+        o.hands = list(self.hands)
+        o.initial_hands = self.initial_hands
+        o.stock = self.stock
+        o.stock_pos = self.stock_pos
+        o.trump = self.trump
+        o.trump_card = self.trump_card
+        o.face_up = self.face_up
+        o.strict = self.strict
+        o.phase = self.phase
+        o.current = self.current
+        o.leader = self.leader
+        o.trick = self.trick
+        o.led = self.led
+        o.best_led = self.best_led
+        o.best_trump = self.best_trump
+        o.win_seat = self.win_seat
+        o.tricks = self.tricks
+        o.tricks_won = list(self.tricks_won)
+        o.points = list(self.points)
+        o.cantes = self.cantes
+        o.sung = self.sung
+        o.exchanges = self.exchanges
+        o.done_seven = self.done_seven
+        o.done_two = self.done_two
+        o.window_seat = self.window_seat
+        o.window_sang = self.window_sang
+        o.pending = self.pending
+        o.actions = list(self.actions)
+        o.result_ = self.result_
+        o._legal = self._legal
+        o._next = self._next
+        o._team = self._team
+        o._partner = self._partner
+        o._total_tricks = self._total_tricks
+        o._exchange_bits = self._exchange_bits
+        o.last_trick_winner = self.last_trick_winner
+        return o
 
     # ----------------------------------------------------------------------------------- queries
     @property
@@ -206,37 +318,37 @@ class GameState:
         """What ``seat`` may declare now: exchanges, one cante, a Tute (RULES.md "Declarations")."""
         if seat != self.window_seat and not (self.phase == DECLARE and seat == self.current):
             return ()
-        v = self.variant
         hand = self.hands[seat]
+        exch = hand & self._exchange_bits if seat == self.window_seat and self.face_up >= 0 else 0
+        pairs = hand & hand >> 1 & _ELEVENS
+        tute = hand & _KINGS == _KINGS or hand & _KNIGHTS == _KNIGHTS
+        if not (exch or pairs or tute):
+            return ()
+        v = self.variant
         out: list[str] = []
-        face_up = self.face_up
-        if seat == self.window_seat and face_up >= 0:
-            trump = self.trump
-            if v.exchange_seven and not self.done_seven and FACE[face_up] in _SEVEN_TAKES:
-                seven = trump * 10 + 6
-                if hand & BIT[seven]:
-                    out.append(A.EXCHANGE_TEXT[seven])
-            if v.exchange_two and not self.done_two and FACE[face_up] in _TWO_TAKES:
-                two = trump * 10 + 1
-                if hand & BIT[two]:
-                    out.append(A.EXCHANGE_TEXT[two])
-        kk = _kk_index(hand)
-        if kk:
-            pairs = _PAIRS[kk] & ~self.sung
-            if pairs and not self.window_sang >> seat & 1 and (v.cantes_after_stock or self.stock_left):
-                if v.cantes_scope == "team":
-                    team = self._team[seat]
-                    blocked = any(self.window_sang >> s & 1 for s in self.variant.teams[team])
+        trump = self.trump
+        if exch:
+            face = FACE[self.face_up]
+            if exch & BIT[trump * 10 + 6] and not self.done_seven and face in _SEVEN_TAKES:
+                out.append(A.EXCHANGE_TEXT[trump * 10 + 6])
+            if exch & BIT[trump * 10 + 1] and not self.done_two and face in _TWO_TAKES:
+                out.append(A.EXCHANGE_TEXT[trump * 10 + 1])
+        pairs &= ~self.sung
+        if pairs and not self.window_sang >> seat & 1 and (v.cantes_after_stock or self.stock_left):
+            if v.cantes_scope == "team":
+                blocked = any(self.window_sang >> s & 1 for s in v.teams[self._team[seat]])
+            else:
+                blocked = False
+            if not blocked:
+                if v.forty_first and pairs & BIT[trump * 10 + 8]:
+                    out.append(A.SING_TEXT[trump])
                 else:
-                    blocked = False
-                if not blocked:
-                    if v.forty_first and pairs >> self.trump & 1:
-                        out.append(A.SING_TEXT[self.trump])
-                    else:
-                        out.extend(A.SING_TEXT[s] for s in range(4) if pairs >> s & 1)
-            faces = _TUTES[kk]
-            if faces and self._tute_allowed(seat):
-                out.extend(A.TUTE_TEXT[f] for f in faces)
+                    out.extend(A.SING_TEXT[s] for s in range(4) if pairs & BIT[s * 10 + 8])
+        if tute and self._tute_allowed(seat):
+            if hand & _KINGS == _KINGS:
+                out.append(A.TUTE_TEXT[12])
+            if hand & _KNIGHTS == _KNIGHTS:
+                out.append(A.TUTE_TEXT[11])
         return tuple(out)
 
     def _tute_allowed(self, seat: int) -> bool:
@@ -251,16 +363,22 @@ class GameState:
     def _compute_legal(self) -> tuple[str, ...]:
         phase = self.phase
         if phase == PLAY:
-            plays = A.plays(self.playable())
-            if self.window_seat == self.current:
-                decl = self.declarations(self.current)
+            cur = self.current
+            if self.trick and (self.strict or self.variant.follow_trump_lead_in_stock):
+                plays = A.plays(self.playable())
+            else:
+                plays = A.plays(self.hands[cur])
+            if self.window_seat == cur:
+                decl = self.declarations(cur)
                 if decl:
                     return decl + plays
             return plays
         if phase == DECLARE:
             return self.declarations(self.current) + (A.PASS,)
         if phase == DEAL_TUTE:
-            return tuple(A.TUTE_TEXT[f] for f in _TUTES[_kk_index(self.hands[self.current])]) + (A.PASS,)
+            hand = self.hands[self.current]
+            faces = [f for f, m in ((12, _KINGS), (11, _KNIGHTS)) if hand & m == m]
+            return tuple(A.TUTE_TEXT[f] for f in faces) + (A.PASS,)
         return ()
 
     # ----------------------------------------------------------------------------------- moving
@@ -275,12 +393,38 @@ class GameState:
             legal = self._legal = self._compute_legal()
         if action not in legal or (seat is not None and seat != self.current):
             raise IllegalAction(self.explain(action, seat))
-        code = A.CODE[action]
+        code = _CODE[action]
         self._legal = None
         mover = self.current
         self.actions.append((mover, action))
-        if code < A.SING0:
-            self._play(mover, code)
+        if code < 40:  # play a card: the hot path, inlined
+            self.hands[mover] ^= BIT[code]
+            trick = self.trick
+            if not trick:
+                self.leader = self.win_seat = mover
+                self.window_seat = -1
+                led = self.led = SUIT[code]
+                self.best_led = code
+                self.best_trump = code if led == self.trump else -1
+            else:
+                s = SUIT[code]
+                if s == self.led:
+                    if BIT[code] & HIGHER[self.best_led]:
+                        self.best_led = code
+                        if s == self.trump:
+                            self.best_trump = code
+                            self.win_seat = mover
+                        elif self.best_trump < 0:
+                            self.win_seat = mover
+                elif s == self.trump:
+                    if self.best_trump < 0 or BIT[code] & HIGHER[self.best_trump]:
+                        self.best_trump = code
+                        self.win_seat = mover
+            trick = self.trick = trick + (code,)
+            if len(trick) == self.n:
+                self._finish_trick()
+            else:
+                self.current = self._next[mover]
         elif code < A.TUTE12:
             self._sing(mover, code - A.SING0)
         elif code < A.EXCH0:
@@ -290,46 +434,13 @@ class GameState:
         else:
             self._pass(mover)
 
-    def _play(self, seat: int, c: int) -> None:
-        self.hands[seat] ^= BIT[c]
-        trick = self.trick
-        if not trick:
-            self.leader = seat
-            self.window_seat = -1
-            led = self.led = SUIT[c]
-            self.best_led = c
-            self.best_trump = c if led == self.trump else -1
-            self.win_seat = seat
-        else:
-            s = SUIT[c]
-            if s == self.led:
-                if BIT[c] & HIGHER[self.best_led]:
-                    self.best_led = c
-                    if s == self.trump:
-                        self.best_trump = c
-                        self.win_seat = seat
-                    elif self.best_trump < 0:
-                        self.win_seat = seat
-            elif s == self.trump:
-                if self.best_trump < 0 or BIT[c] & HIGHER[self.best_trump]:
-                    self.best_trump = c
-                    self.win_seat = seat
-        trick = self.trick = trick + (c,)
-        if len(trick) == self.n:
-            self._finish_trick()
-        else:
-            self.current = self._next[seat]
-
     def _finish_trick(self) -> None:
         w = self.win_seat
         trick = self.trick
         self.tricks = self.tricks + ((self.leader, trick, w),)
         self.trick = ()
         self.tricks_won[w] += 1
-        pts = 0
-        for c in trick:
-            pts += POINTS[c]
-        self.points[w] += pts
+        self.points[w] += sum(map(POINTS.__getitem__, trick))
         if len(self.tricks) == self._total_tricks:
             self.points[w] += self.variant.last_trick_bonus
             self.last_trick_winner = w
@@ -375,7 +486,7 @@ class GameState:
         pts = 40 if suit == self.trump else 20
         self.cantes = self.cantes + ((seat, suit, pts),)
         self.points[seat] += pts
-        self.sung |= 1 << suit
+        self.sung |= BIT[suit * 10 + 8]
         self.window_sang |= 1 << seat
         self._after_declaration(seat)
 
