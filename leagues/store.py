@@ -183,6 +183,9 @@ class Store:
     def stored_ids(self, tournament: str) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM games WHERE tournament = ?", (tournament,))}
 
+    def has_game(self, game_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+
     def add_game(self, spec: GameSpec, result_json: str, record_json: str) -> bool:
         """Store one finished game in its own transaction; False if the id was already stored."""
         with self._tx():
