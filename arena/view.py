@@ -7,17 +7,23 @@ reference to the game state: a bot that pokes at its view, or changes it, reache
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from typing import TYPE_CHECKING, Any
 
 from .cards import NAMES, SUITS, cards_list
+from .knowledge import Knowledge, sample_world
 from .variants import Variant
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .state import GameState
 
 
 class PlayerView:
     """One seat's knowledge at one decision. Equal views mean the seat cannot tell the states apart."""
 
     __slots__ = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
-                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal")
+                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal",
+                 "_knowledge")
 
     seat: int
     variant: Variant
@@ -47,6 +53,8 @@ class PlayerView:
     #: points taken so far per seat (card points of won tricks, cantes, last-trick bonus)
     points: tuple[int, ...]
     legal: tuple[str, ...]
+    #: deductions from this view (``arena.knowledge``), built on first use: ``of`` never pays for them
+    _knowledge: Knowledge
 
     @classmethod
     def of(cls, state: Any, seat: int) -> "PlayerView":
@@ -107,10 +115,54 @@ class PlayerView:
     def side_points(self) -> list[int]:
         return [sum(self.points[s] for s in team) for team in self.variant.teams]
 
+    # -------------------------------------------------------------------------------- knowledge
+    @property
+    def knowledge(self) -> Knowledge:
+        """What this seat can deduce from the record (``arena.knowledge``), computed once per view."""
+        try:
+            return self._knowledge
+        except AttributeError:
+            k = self._knowledge = Knowledge(self)
+            return k
+
+    @property
+    def seen_cards(self) -> int:
+        """Cards this seat has seen (bitmask): own hand, played, trump and face-up, exchanged, sung."""
+        return self.knowledge.seen
+
+    @property
+    def unseen_cards(self) -> int:
+        """Cards of the deck this seat has never seen (bitmask): in other hands or the face-down pile."""
+        return self.knowledge.unseen
+
+    def known_cards(self, seat: int) -> int:
+        """Cards (bitmask) surely in ``seat``'s hand now: for the viewer its hand; for another seat its
+        sung pairs, exchanged-in card, last-draw face-up card, the dealer's trump card (until played),
+        and any unseen card that no other place can hold."""
+        return self.knowledge.forced()[seat]
+
+    def excluded_cards(self, seat: int) -> int:
+        """Cards (bitmask) ``seat`` has shown it does not hold, by the strict duties of play: the suits it
+        did not follow, the trumps it did not play when obliged, the cards it did not beat with."""
+        return self.knowledge.excluded[seat]
+
+    def voids(self, seat: int) -> int:
+        """Suits ``seat`` has shown it lacks, as a bitmask (bit ``suit``)."""
+        return self.knowledge.void[seat]
+
+    def sample_world(self, rng: random.Random) -> "GameState":
+        """A full game state consistent with everything this seat knows (for search): its own hand
+        exactly, known cards placed, exclusions respected, hand sizes right, the unseen rest shuffled.
+        ``PlayerView.of(world, self.seat) == self``."""
+        return sample_world(self, rng, self.knowledge)
+
+    _FIELDS = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
+               "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal")
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlayerView):
             return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in PlayerView.__slots__)
+        return all(getattr(self, k) == getattr(other, k) for k in PlayerView._FIELDS)
 
     def __hash__(self) -> int:
         return hash((self.seat, self.hand, self.tricks, self.trick, self.legal))

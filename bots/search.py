@@ -1,0 +1,481 @@
+"""``search``: determinized search, the strong reference bot (issue #7).
+
+How it decides, in order:
+
+1. **Declarations by rule.** A Tute is declared at once (it wins the deal); an exchange is always taken
+   (the 7 or 2 of trumps for a better trump card, and the window stays open); a cante is always sung
+   (the rules already offer the 40 first when it is due); a declaration turn with nothing worth doing
+   passes. None of these can cost points, so searching them would only spend time.
+2. **Exact endgame.** Two players once the pile is gone: every card not seen by the bot is in the other
+   hand, so the rest of the deal is a perfect-information game. Alpha-beta over the remaining tricks
+   (strict duties, a cante sung by every trick winner that can, Tute, the last-trick ten) maximises
+   first the win (ties go to the last-trick winner, as the referee rules) and then the point margin.
+   A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 3.
+3. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, a full game state consistent
+   with everything the seat knows is sampled (``PlayerView.sample_world``: own hand exact, known cards
+   placed, shown voids respected, the rest shuffled), each legal card is played in that same world and
+   the deal is finished by a fast playout policy for every seat (a cheap "win it cheaply or throw low,
+   feed a winning partner" rule on the referee's bitmasks, with a little randomness). The card with the
+   best mean value wins; value = 1 for a won deal (0.5 for a shared first place) plus
+   ``margin_weight`` times the point margin over the best other side / 130, so that among equally safe
+   moves it prefers the one that scores more.
+
+Phases or variants it does not understand (anything whose legal actions are not plays and declarations
+of the kinds above) fall back to the first legal action, which the referee guarantees is legal.
+
+Determinism: the RNG is reseeded from the game seed and the seat in ``new_game`` (like ``random``), and
+the budget is counted in worlds, so a game replays identically; ``max_ms`` is only a safety cap against
+the move time limit (a move that hits it depends on the machine's speed).
+
+Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
+    seed (0): mixed into the per-game RNG seed.
+    worlds (None): sampled worlds per decision, every legal card tried in each; None means 64 with two
+        players and 48 with three or four (whose playouts are about half as long).
+    max_ms (400): stop sampling worlds after this many milliseconds of one decision.
+    epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
+    margin_weight (0.25): weight of the point margin against the win in a playout's value.
+    endgame (True): exact alpha-beta in the two-player endgame.
+    endgame_nodes (200000): alpha-beta node budget per decision before falling back to PIMC.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from arena import GameState, PlayerView
+from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK
+
+_PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
+_PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
+_PLAY, _DECLARE, _OVER = 0, 1, 3
+_KINGS = sum(1 << (s * 10 + 9) for s in range(4))
+_KNIGHTS = sum(1 << (s * 10 + 8) for s in range(4))
+_ELEVENS = _KNIGHTS
+#: per trump suit, the aces (rank index 0) of the three other suits
+_SIDE_ACES = tuple(sum(1 << (s * 10) for s in range(4) if s != t) for t in range(4))
+WIN = 1000  # endgame value of a won deal, above any point margin
+
+# Per trump suit, a sort key per card: lower = cheaper to give away (non-trumps first, then by points,
+# then by strength). ``_CHEAP[t][c]``.
+_CHEAP: tuple[tuple[int, ...], ...] = tuple(
+    tuple((1000 if SUIT[c] == t else 0) + POINTS[c] * 16 + STRENGTH[c] for c in range(40)) for t in range(4))
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _cheapest(mask: int, key: tuple[int, ...]) -> int:
+    best = -1
+    bk = 1 << 30
+    while mask:
+        low = mask & -mask
+        c = low.bit_length() - 1
+        mask ^= low
+        k = key[c]
+        if k < bk:
+            best, bk = c, k
+    return best
+
+
+def _dearest(mask: int, key: tuple[int, ...]) -> int:
+    best = -1
+    bk = -1
+    while mask:
+        low = mask & -mask
+        c = low.bit_length() - 1
+        mask ^= low
+        k = key[c]
+        if k > bk:
+            best, bk = c, k
+    return best
+
+
+def _weakest(mask: int) -> int:
+    """The weakest card of a mask (within a suit: the lowest strength)."""
+    best = -1
+    bk = 99
+    while mask:
+        low = mask & -mask
+        c = low.bit_length() - 1
+        mask ^= low
+        if STRENGTH[c] < bk:
+            best, bk = c, STRENGTH[c]
+    return best
+
+
+class _Abort(Exception):
+    """The endgame search ran over its node budget."""
+
+
+class SearchBot:
+    """Declarations by rule, exact two-player endgames, PIMC over sampled worlds elsewhere."""
+
+    name = "search"
+
+    def __init__(self, seed: int = 0, worlds: int | None = None, max_ms: float = 400.0, epsilon: float = 0.1,
+                 margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000) -> None:
+        self.seed = seed
+        #: None: 64 worlds for two players, 48 for more (their playouts are half as long)
+        self.worlds = None if worlds is None else int(worlds)
+        self.max_ms = float(max_ms)
+        self.epsilon = float(epsilon)
+        self.margin_weight = float(margin_weight)
+        self.endgame = bool(endgame)
+        self.endgame_nodes = int(endgame_nodes)
+        self.rng = random.Random(seed)
+        #: decisions searched and their total time, for benchmarks (ms/move)
+        self.searched = 0
+        self.search_seconds = 0.0
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
+
+    # ------------------------------------------------------------------------------ deciding
+    def choose(self, view: PlayerView) -> str:
+        legal = view.legal
+        if len(legal) == 1:
+            return legal[0]
+        plays = []
+        exchange = sing = tute = None
+        other = False
+        for a in legal:
+            c = _PLAY_CARD.get(a)
+            if c is not None:
+                plays.append(c)
+            elif a.startswith("tute"):
+                tute = tute or a
+            elif a.startswith("exchange"):
+                exchange = exchange or a
+            elif a.startswith("sing"):
+                sing = sing or a
+            elif a != "pass":
+                other = True
+        if tute:
+            return tute
+        if exchange:
+            return exchange
+        if sing:
+            return sing
+        if other or not plays:
+            return "pass" if "pass" in legal else legal[0]
+        if len(plays) == 1:
+            return _PLAY_TEXT[plays[0]]
+        start = time.perf_counter()
+        try:
+            card = self._decide(view, plays, start)
+        finally:
+            self.searched += 1
+            self.search_seconds += time.perf_counter() - start
+        return _PLAY_TEXT[card]
+
+    def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
+        v = view.variant
+        if self.endgame and v.players == 2 and view.face_up < 0 and view.stock_left == 0:
+            try:
+                return self._endgame(view, plays)
+            except _Abort:
+                pass
+        return self._pimc(view, plays, start)
+
+    # ------------------------------------------------------------------------------ PIMC
+    def _pimc(self, view: PlayerView, plays: list[int], start: float) -> int:
+        rng = self.rng
+        seat = view.seat
+        deadline = start + self.max_ms / 1000.0
+        totals = [0.0] * len(plays)
+        worlds = self.worlds if self.worlds is not None else (64 if view.variant.players == 2 else 48)
+        for it in range(worlds):
+            world = view.sample_world(rng)
+            for i, c in enumerate(plays):
+                s = world.copy()
+                s.apply(_PLAY_TEXT[c])
+                totals[i] += self._playout(s, seat, rng)
+            if it and time.perf_counter() > deadline:
+                break
+        best = 0
+        for i in range(1, len(plays)):
+            if totals[i] > totals[best]:
+                best = i
+        return plays[best]
+
+    def _value(self, s: GameState, seat: int) -> float:
+        r = s.result_
+        v = s.variant
+        team = s._team[seat]
+        ranks = r.ranks
+        if ranks[seat] == 0:
+            tied = sum(1 for t in v.teams if ranks[t[0]] == 0)
+            win = 1.0 if tied == 1 else 0.5
+        else:
+            win = 0.0
+        if r.reason == "tute":
+            return win
+        sides = s.side_points()
+        mine = sides[team]
+        other = max(p for t, p in enumerate(sides) if t != team)
+        return win + self.margin_weight * (mine - other) / 130.0
+
+    def _playout(self, s: GameState, seat: int, rng: random.Random) -> float:
+        """Finish the deal with the fast policy for every seat; the value for ``seat``'s side."""
+        eps = self.epsilon
+        rand = rng.random
+        apply = s.apply
+        while s.phase != _OVER:
+            cur = s.current
+            if s.phase != _PLAY:
+                apply(s.legal_actions()[0])  # declarations come first: a Tute or a cante before 'pass'
+                continue
+            if s.window_seat == cur:
+                decl = s.declarations(cur)
+                if decl:
+                    apply(decl[-1] if decl[-1][0] == "t" else decl[0])
+                    continue
+            apply(_PLAY_TEXT[policy_card(s, rand, eps)])
+        return self._value(s, seat)
+
+    # ------------------------------------------------------------------------------ endgame
+    def _endgame(self, view: PlayerView, plays: list[int]) -> int:
+        """Alpha-beta over the rest of a two-player deal with every card known."""
+        v = view.variant
+        me = view.seat
+        opp = 1 - me
+        hand_me = view.hand
+        hand_op = view.unseen_cards | view.known_cards(opp)
+        sizes = view.hand_sizes
+        if bin(hand_op).count("1") != sizes[opp]:
+            raise _Abort  # not fully known (cannot happen once the pile is gone; be safe)
+        sung = 0
+        for _, suit, _ in view.cantes:
+            sung |= BIT[suit * 10 + 8]
+        won = [0, 0]
+        for _, _, w in view.tricks:
+            won[w] += 1
+        pts = list(view.points)
+        eg = _Endgame(v, view.trump, me, self.endgame_nodes)
+        tricks_left = sizes[me]  # the cards in my hand, the one I play now included
+        best_c = plays[0]
+        best_v = -10 * WIN
+        alpha = -10 * WIN
+        beta = 10 * WIN
+        order = sorted(plays, key=lambda c: -STRENGTH[c] - 16 * POINTS[c])
+        for c in order:
+            hands = [0, 0]
+            hands[me] = hand_me & ~BIT[c]
+            hands[opp] = hand_op
+            if view.trick:
+                val = eg.finish_trick(hands, view.leader, view.trick[0], c, pts[me] - pts[opp], sung, won,
+                                      tricks_left, alpha, beta)
+            else:
+                val = eg.follow(hands, me, c, pts[me] - pts[opp], sung, won, tricks_left, alpha, beta)
+            if val > best_v:
+                best_v, best_c = val, c
+                alpha = max(alpha, val)
+        return best_c
+
+
+class _Endgame:
+    """Two-player strict-phase minimax on bitmasks; values are from ``me``'s side (WIN + margin)."""
+
+    def __init__(self, v: Any, trump: int, me: int, budget: int) -> None:
+        self.trump = trump
+        self.tmask = SUIT_MASK[trump]
+        self.me = me
+        self.budget = budget
+        self.nodes = 0
+        self.bonus = v.last_trick_bonus
+        self.cantes = v.cantes_after_stock
+        self.tute_mode = v.tute_mode
+        self.tt: dict[tuple[int, ...], tuple[int, int]] = {}
+
+    def _playable(self, hand: int, led_card: int) -> int:
+        led = SUIT[led_card]
+        in_suit = hand & SUIT_MASK[led]
+        if in_suit:
+            return in_suit & HIGHER[led_card] or in_suit
+        if led != self.trump:
+            trumps = hand & self.tmask
+            if trumps:
+                return trumps
+        return hand
+
+    def lead(self, hands: list[int], leader: int, diff: int, sung: int, won: list[int], left: int,
+             alpha: int, beta: int) -> int:
+        """``leader`` to lead with ``left`` tricks to play; ``diff`` = me's points minus the other's."""
+        self.nodes += 1
+        if self.nodes > self.budget:
+            raise _Abort
+        key = (hands[0], hands[1], leader, diff, sung)
+        hit = self.tt.get(key)
+        if hit is not None:
+            lo, hi = hit
+            if lo == hi or lo >= beta or hi <= alpha:
+                return lo if lo >= beta or lo == hi else hi
+            alpha, beta = max(alpha, lo), min(beta, hi)
+        a0, b0 = alpha, beta
+        maxing = leader == self.me
+        best = -10 * WIN if maxing else 10 * WIN
+        hand = hands[leader]
+        for c in sorted(_cards(hand), key=lambda c: -STRENGTH[c] - 16 * POINTS[c]):
+            h = list(hands)
+            h[leader] = hand & ~BIT[c]
+            val = self.follow(h, leader, c, diff, sung, won, left, alpha, beta)
+            if maxing:
+                if val > best:
+                    best = val
+                if best > alpha:
+                    alpha = best
+            else:
+                if val < best:
+                    best = val
+                if best < beta:
+                    beta = best
+            if alpha >= beta:
+                break
+        lo, hi = (-10 * WIN, 10 * WIN)
+        if best <= a0:
+            hi = best
+        elif best >= b0:
+            lo = best
+        else:
+            lo = hi = best
+        self.tt[key] = (lo, hi)
+        return best
+
+    def follow(self, hands: list[int], leader: int, led_card: int, diff: int, sung: int, won: list[int],
+               left: int, alpha: int, beta: int) -> int:
+        """The other seat answers ``led_card``."""
+        f = 1 - leader
+        mask = self._playable(hands[f], led_card)
+        maxing = f == self.me
+        best = -10 * WIN if maxing else 10 * WIN
+        order = sorted(_cards(mask), key=lambda c: -STRENGTH[c] - (100 if SUIT[c] == self.trump else 0))
+        for c in order:
+            h = list(hands)
+            h[f] = hands[f] & ~BIT[c]
+            val = self.finish_trick(h, leader, led_card, c, diff, sung, won, left, alpha, beta)
+            if maxing:
+                if val > best:
+                    best = val
+                if best > alpha:
+                    alpha = best
+            else:
+                if val < best:
+                    best = val
+                if best < beta:
+                    beta = best
+            if alpha >= beta:
+                break
+        return best
+
+    def finish_trick(self, hands: list[int], leader: int, c0: int, c1: int, diff: int, sung: int,
+                     won: list[int], left: int, alpha: int, beta: int) -> int:
+        """Score the trick (``c0`` led by ``leader``, ``c1`` answered), then the window, then go on."""
+        trump = self.trump
+        if SUIT[c1] == SUIT[c0]:
+            w = 1 - leader if BIT[c1] & HIGHER[c0] else leader
+        else:
+            w = 1 - leader if SUIT[c1] == trump else leader
+        gain = POINTS[c0] + POINTS[c1]
+        left -= 1
+        if left == 0:
+            gain += self.bonus
+            d = diff + gain if w == self.me else diff - gain
+            win = d > 0 or (d == 0 and w == self.me)
+            return (WIN if win else -WIN) + d
+        won = list(won)
+        won[w] += 1
+        hw = hands[w]
+        if self.tute_mode != "disabled" and (hw & _KINGS == _KINGS or hw & _KNIGHTS == _KNIGHTS) and (
+                self.tute_mode == "any_won_trick" or won[w] == 1):
+            return WIN if w == self.me else -WIN
+        if self.cantes:
+            pairs = hw & hw >> 1 & _ELEVENS & ~sung
+            if pairs:
+                tb = BIT[trump * 10 + 8]
+                s = tb if pairs & tb else pairs & -pairs
+                sung |= s
+                gain += 40 if s == tb else 20
+        d = diff + gain if w == self.me else diff - gain
+        return self.lead(hands, w, d, sung, won, left, alpha, beta)
+
+
+def policy_card(s: GameState, rand: Any, eps: float) -> int:
+    """The playout policy: the card the seat on move plays in ``s`` (a play turn), in a few µs.
+
+    With probability ``eps`` a uniform legal card. Otherwise, leading: a side-suit ace in the strict
+    phase (the top of its suit), else the cheapest card (not a trump, few points, weak, not half of an
+    unsung cante). Following: when the partner holds the trick, the dearest card that does not take it
+    over; else win with the led suit when it is worth it (the weakest winner, or the dearest when last to
+    play), trump when strict or the trick carries 10 points or more, otherwise throw the cheapest card.
+    """
+    mask = s.playable()
+    if mask & (mask - 1) == 0:
+        return mask.bit_length() - 1
+    if rand() < eps:
+        cs = _cards(mask)
+        return cs[int(rand() * len(cs))]
+    trump = s.trump
+    cheap = _CHEAP[trump]
+    tmask = SUIT_MASK[trump]
+    trick = s.trick
+    if not trick:
+        if s.strict:
+            # a side-suit card that no unplayed card beats (a master) wins unless trumped
+            alive = 0
+            for h in s.hands:
+                alive |= h
+            alive &= ~mask
+            m = mask & ~tmask
+            best = -1
+            while m:
+                low = m & -m
+                c = low.bit_length() - 1
+                m ^= low
+                if not HIGHER[c] & alive and (best < 0 or POINTS[c] > POINTS[best]):
+                    best = c
+            if best >= 0:
+                return best
+        hand = mask
+        pairs = hand & hand >> 1 & _ELEVENS & ~s.sung
+        if pairs:
+            keep = pairs | pairs << 1
+            rest = mask & ~keep
+            if rest:
+                return _cheapest(rest, cheap)
+        return _cheapest(mask, cheap)
+    cur = s.current
+    win_seat = s.win_seat
+    last = len(trick) == s.n - 1
+    p = s._partner[cur]
+    bt = s.best_trump
+    if p >= 0 and p == win_seat and (last or bt >= 0):
+        over = mask & HIGHER[bt] if bt >= 0 else (mask & HIGHER[s.best_led]) | (
+            mask & tmask if s.led != trump else 0)
+        give = mask & ~over & ~tmask or mask & ~over or mask
+        return _dearest(give, cheap) if give & ~tmask else _cheapest(give, cheap)
+    if bt >= 0:
+        winners_led = 0
+        winners_tr = mask & HIGHER[bt]
+    else:
+        winners_led = mask & HIGHER[s.best_led]
+        winners_tr = mask & tmask if s.led != trump else 0
+    stake = 0
+    for c in trick:
+        stake += POINTS[c]
+    # an unsung cante in hand is worth 20 or 40 more once a trick is won: want the trick then
+    hand = s.hands[cur]
+    pairs = hand & hand >> 1 & _ELEVENS & ~s.sung
+    if winners_led and (last or stake or not s.strict or pairs):
+        return _dearest(winners_led & ~(pairs | pairs << 1) or winners_led, cheap) if last \
+            else _weakest(winners_led)
+    if winners_tr and (s.strict or stake >= 10 or (pairs and s.face_up >= 0)):
+        return _weakest(winners_tr & ~(pairs | pairs << 1) or winners_tr)
+    return _cheapest(mask & ~(pairs | pairs << 1) or mask, cheap)

@@ -1,0 +1,112 @@
+"""bots.search: legal in every variant, deterministic, exact in the endgame, better than random.
+
+The strength run against ``greedy`` (thousands of duplicate deals) is a benchmark:
+``benchmarks/search_strength.py``, figures in docs/search.md. Here only a small sanity match.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from arena import GameState, VARIANTS, get_variant, play_game, shuffled_deck
+from arena.actions import CODE
+from arena.cards import NAMES
+from bots.random_bot import RandomBot
+from bots.search import WIN, SearchBot
+
+FAST = dict(worlds=4)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_plays_every_variant_without_forfeit(name: str) -> None:
+    v = VARIANTS[name]
+    for g in range(2):
+        players = [SearchBot(**FAST) if s % 2 == 0 else RandomBot(seed=s) for s in range(v.players)]
+        rec = play_game(v, shuffled_deck(v, g), g % v.players, players, seed=g)
+        assert rec.result.forfeit is None
+
+
+def test_custom_options_without_forfeit() -> None:
+    for v in (get_variant("tute-3", three_player_deck=40),
+              get_variant("tute-4-pairs", partner_exemption=True, cantes_scope="team", tute_mode="first_team_trick"),
+              get_variant("tute-2", hand_size=8, cantes_after_stock=False, undertrump_required=True)):
+        players = [SearchBot(**FAST) for _ in range(v.players)]
+        rec = play_game(v, shuffled_deck(v, 3), 0, players, seed=3)
+        assert rec.result.forfeit is None
+
+
+def test_deterministic_for_a_seed() -> None:
+    """Same seed, same game seed, same budget: the same actions (fresh instances or reused ones)."""
+    for name in ("tute-2", "tute-4-pairs"):
+        v = VARIANTS[name]
+        deck = shuffled_deck(v, 11)
+        runs = []
+        reused = [SearchBot(seed=5, worlds=6) for _ in range(v.players)]
+        for players in ([SearchBot(seed=5, worlds=6) for _ in range(v.players)], reused, reused):
+            rec = play_game(v, deck, 1, players, seed=42)
+            runs.append(rec.actions)
+        assert runs[0] == runs[1] == runs[2]
+        other = play_game(v, deck, 1, [SearchBot(seed=6, worlds=6) for _ in range(v.players)], seed=42)
+        assert other.result.forfeit is None
+
+
+def _brute(s: GameState, me: int) -> int:
+    """Plain minimax over the referee itself (declarations: a Tute, else a cante, when offered)."""
+    if s.is_over:
+        r = s.result_
+        win = WIN if r.ranks[me] == 0 else -WIN
+        return win if r.reason == "tute" else win + s.points[me] - s.points[1 - me]
+    legal = s.legal_actions()
+    decl = [a for a in legal if a.startswith("tute")] or [a for a in legal if a.startswith("sing")]
+    if decl:
+        t = s.copy()
+        t.apply(decl[0])
+        return _brute(t, me)
+    vals = []
+    for a in legal:
+        t = s.copy()
+        t.apply(a)
+        vals.append(_brute(t, me))
+    return max(vals) if s.current == me else min(vals)
+
+
+def test_endgame_is_exact() -> None:
+    """Two players, pile gone, four cards each: the bot's card is a minimax-optimal one."""
+    v = get_variant("tute-2")
+    checked = 0
+    for seed in range(120):
+        st = GameState.new(v, shuffled_deck(v, seed), seed % 2)
+        rng = random.Random(seed)
+        while not st.is_over and not (st.face_up < 0 and bin(st.hands[st.current]).count("1") <= 4):
+            legal = st.legal_actions()
+            st.apply(legal[rng.randrange(len(legal))])
+        if st.is_over:
+            continue
+        view = st.view(st.current)
+        if len(view.legal) < 2 or not all(a.startswith("play") for a in view.legal):
+            continue
+        values = {}
+        for a in view.legal:
+            t = st.copy()
+            t.apply(a)
+            values[a] = _brute(t, view.seat)
+        card = SearchBot()._endgame(view, [CODE[a] for a in view.legal])
+        assert values["play " + NAMES[card]] == max(values.values())
+        checked += 1
+    assert checked > 40
+
+
+def test_beats_random_in_a_small_duplicate_match() -> None:
+    """40 duplicate deals of tute-2 (each deck twice, seats swapped): search scores above 50%."""
+    v = VARIANTS["tute-2"]
+    score = 0.0
+    deals = 40
+    for d in range(deals):
+        deck = shuffled_deck(v, 900 + d)
+        for side in (0, 1):
+            players = [SearchBot(worlds=6) if s == side else RandomBot(seed=d) for s in range(2)]
+            r = play_game(v, deck, d % 2, players, seed=d).result
+            score += r.ranks[side] == 0
+    assert score / (2 * deals) > 0.5
