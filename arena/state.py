@@ -87,6 +87,7 @@ class GameState:
         "done_seven", "done_two", "window_seat", "window_sang", "pending", "actions", "result_",
         "_legal", "_next", "_team", "_partner", "_total_tricks", "_exchange_bits", "last_trick_winner",
         "k", "sit_out", "bids", "passed", "declarer", "contract", "pair_tricks", "_singers", "_pair_rule",
+        "_loose_duty",
     )
     variant: Variant
     n: int
@@ -153,6 +154,8 @@ class GameState:
     #: seats that may sing (bitmask)
     _singers: int
     _pair_rule: bool
+    #: a duty outside the strict phase: habanero's trump lead while the pile lasts, cabrón's follow suit
+    _loose_duty: bool
 
     # ----------------------------------------------------------------------------------- dealing
     @classmethod
@@ -204,6 +207,7 @@ class GameState:
         self.pair_tricks = ()
         rule = variant.trump_rule
         self._pair_rule = rule == "pair_tricks"
+        self._loose_duty = variant.follow_trump_lead_in_stock or variant.follow_only
         self._singers = (1 << n) - 1 if variant.cantes and rule != "auction" else 0
         if rule != "card":
             self.trump_card = -1
@@ -310,6 +314,7 @@ class GameState:
         o.pair_tricks = self.pair_tricks
         o._singers = self._singers
         o._pair_rule = self._pair_rule
+        o._loose_duty = self._loose_duty
         return o
 
     # ----------------------------------------------------------------------------------- queries
@@ -424,7 +429,7 @@ class GameState:
         phase = self.phase
         if phase == PLAY:
             cur = self.current
-            if self.trick and (self.strict or self.variant.follow_trump_lead_in_stock or self.variant.follow_only):
+            if self.trick and (self.strict or self._loose_duty):
                 plays = A.plays(self.playable())
             else:
                 plays = A.plays(self.hands[cur])
