@@ -447,7 +447,10 @@ class GameState:
         if phase == AUCTION:
             v = self.variant
             low = self.contract + v.bid_step if self.contract else v.bid_min
-            table = _LAYOUTS[v].bid_actions
+            layout = _LAYOUTS.get(v)
+            if layout is None:
+                layout = _LAYOUTS[v] = _Layout(v)
+            table = layout.bid_actions
             acts = table.get(low)
             if acts is None:
                 acts = table[low] = tuple(A.BID_TEXT[b] for b in range(low, v.bid_max + 1, v.bid_step)) + (A.PASS,)
