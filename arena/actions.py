@@ -16,7 +16,7 @@ TUTE_TEXT = {12: "tute 12", 11: "tute 11"}
 EXCHANGE_TEXT: tuple[str, ...] = tuple(f"exchange {n}" for n in NAMES)
 
 TRUMP_TEXT: tuple[str, ...] = tuple(f"trump {s}" for s in SUITS)
-MAX_BID = 1000
+MAX_BID = 300
 BID_TEXT: tuple[str, ...] = tuple(f"bid {n}" for n in range(MAX_BID + 1))
 
 # Codes: 0-39 play a card; 40-43 sing a suit; 44 tute of kings, 45 of knights; 46-85 exchange a card; 86 pass;

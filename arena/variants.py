@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .actions import MAX_BID
+
 TUTE_MODES = ("any_won_trick", "first_team_trick", "disabled")
 CANTES_SCOPES = ("player", "team")
 #: where trump comes from: the dealer's last card (or the turned card), an auction, or the tricks (cabrón)
@@ -90,8 +92,10 @@ class Variant:
             raise VariantError(f"trump_rule: {self.trump_rule!r} needs all cards dealt (draw_pile = false)")
         if self.scoring == "losers" and (self.pairs or self.active_players < 3):
             raise VariantError("scoring: 'losers' needs 3 or more players each for themselves")
-        if self.trump_rule == "auction" and not (1 <= self.bid_min <= self.bid_max <= 1000 and self.bid_step >= 1):
-            raise VariantError("bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= 1000 and bid_step >= 1")
+        if self.trump_rule == "auction" and not (1 <= self.bid_min <= self.bid_max <= MAX_BID
+                                                 and self.bid_step >= 1):
+            raise VariantError(f"bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= {MAX_BID} "
+                               "and bid_step >= 1")
         if self.sits_out and self.scoring != "losers":
             raise VariantError("sit_out_from: a dealer sitting out needs scoring 'losers' (cabrero)")
         if self.over_points_loses < 0:

@@ -148,7 +148,8 @@ class PlayerView:
 
     def __repr__(self) -> str:
         return (f"PlayerView(seat={self.seat}, hand={' '.join(NAMES[c] for c in self.hand_cards)}, "
-                f"trump={SUITS[self.trump] if self.trump >= 0 else None}, trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
+                f"trump={SUITS[self.trump] if self.trump >= 0 else None}, "
+                f"trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
 
     def to_json(self) -> dict[str, Any]:
         """The view as the protocol sends it: cards in notation, seats as ints."""
@@ -168,6 +169,7 @@ class PlayerView:
             "bids": [{"seat": s, "bid": b or None} for s, b in self.bids],
             "declarer": self.declarer if self.declarer >= 0 else None,
             "contract": self.contract or None,
-            "pair_tricks": [{"trick": i, "seat": s, "suit": SUITS[su], "points": p} for i, s, su, p in self.pair_tricks],
+            "pair_tricks": [{"trick": i, "seat": s, "suit": SUITS[su], "points": p}
+                            for i, s, su, p in self.pair_tricks],
             "sit_out": self.sit_out if self.sit_out >= 0 else None,
         }
