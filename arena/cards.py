@@ -14,10 +14,8 @@ SUITS = "oceb"
 SUIT_NAMES_ES = ("oros", "copas", "espadas", "bastos")
 SUIT_NAMES_EN = ("coins", "cups", "swords", "clubs")
 FACES = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-FACE_NAMES_ES = {1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis", 7: "siete",
-                 10: "sota", 11: "caballo", 12: "rey"}
-FACE_NAMES_EN = {1: "ace", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven",
-                 10: "jack", 11: "knight", 12: "king"}
+FACE_NAMES_ES = {1: "as", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 10: "sota", 11: "caballo", 12: "rey"}
+FACE_NAMES_EN = {1: "ace", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 10: "jack", 11: "knight", 12: "king"}
 
 #: Trick-taking order inside a suit, high to low (RULES.md "The deck").
 ORDER_HIGH_TO_LOW = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)
@@ -64,7 +62,7 @@ def card_name(c: Card) -> str:
 
 
 def long_name(c: Card, lang: str = "es") -> str:
-    """``3 de copas`` / ``three of cups``: for people reading a replay."""
+    """``3 de copas``, ``rey de oros`` / ``3 of cups``, ``king of coins``: for people reading a replay."""
     if lang == "en":
         return f"{FACE_NAMES_EN[FACE[c]]} of {SUIT_NAMES_EN[SUIT[c]]}"
     return f"{FACE_NAMES_ES[FACE[c]]} de {SUIT_NAMES_ES[SUIT[c]]}"

@@ -13,8 +13,9 @@ from typing import Any, Sequence
 import click
 from tabulate import tabulate
 
-from arena import VARIANTS, VariantError, derive_seed, get_variant, play_game, shuffled_deck
-from arena.loader import BotLoadError, make_bot
+from arena import VARIANTS, BotFailure, VariantError, derive_seed, get_variant, play_game, shuffled_deck
+from arena.hosts import make_player
+from arena.loader import BotLoadError
 from arena.matchplay import Letters
 
 
@@ -71,17 +72,23 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
               help="Write every game record to this file as JSON lines.")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="Rule option override (JSON value), e.g. -o undertrump_required=true.")
+@click.option("--isolation", type=click.Choice(["auto", "inprocess", "subprocess"]), default="auto",
+              show_default=True, help="auto: tute-arena's own bots in-process, other Python bots in a subprocess.")
+@click.option("--time-limit", "time_limit_ms", default=1000, show_default=True, type=click.IntRange(1),
+              help="Per-move limit in ms for isolated bots and commands.")
 def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: str | None,
-         options: tuple[str, ...]) -> None:
+         options: tuple[str, ...], isolation: str, time_limit_ms: int) -> None:
     """Play GAMES deals of VARIANT between BOTS (the dealer rotates) and print a summary.
 
-    BOTS are entry point names (see `tute bots list`) or module:Class. For a pairs variant two bots
-    make the two sides.
+    Each of BOTS is an entry point name (see `tute bots list`), module:Class, or an external command
+    speaking the JSON-lines protocol (docs/protocol.md): quote it; a string containing a space or
+    starting with ./ or / is a command. For a pairs variant two bots make the two sides.
 
     \b
     Example:
       tute play tute-2 random random --games 1000 --seed 7 --records games.jsonl
-      tute play tute-4-pairs random random -n 200
+      tute play tute-4-pairs greedy random -n 200
+      tute play tute-2 greedy "python3 examples/random_bot.py" -n 100
       tute play cabron random random random -n 60   (letters of C-A-B-R-O-N per seat)
     """
     try:
@@ -89,9 +96,16 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     except VariantError as exc:
         raise UserError(str(exc)) from None
     specs = _seat_players(variant, v.players, v.pairs, bots)
+    players = []
     try:
-        players = [make_bot(s) for s in specs]
-    except BotLoadError as exc:
+        for s in specs:
+            players.append(make_player(s, isolation=isolation, time_limit_ms=time_limit_ms))
+            players[-1].start()  # a bot that cannot start is the user's error, not a forfeit per deal
+    except (BotLoadError, BotFailure) as exc:
+        for p in players:
+            p.close()
+        if isinstance(exc, BotFailure):
+            raise UserError(exc.detail if repr(s) in exc.detail else f"bot {s!r}: {exc.detail}") from None
         raise UserError(str(exc)) from None
     names = [f"{s}" for s in specs]
     n = v.players
@@ -137,6 +151,8 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     finally:
         if out:
             out.close()
+        for p in players:
+            p.close()
     elapsed = time.perf_counter() - started
     rows = [[s, names[s], st["wins"], st["draws"], st["losses"], f"{st['points'] / games:.1f}", st["tutes"],
              st["forfeits"]] for s, st in enumerate(stats)]
@@ -170,7 +186,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("leagues.bots_cli", "leagues.run_cli"):
+    for module in ("leagues.bots_cli", "leagues.run_cli", "leagues.records_cli"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

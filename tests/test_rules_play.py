@@ -25,7 +25,7 @@ def test_points_of_the_deck() -> None:
 
 def test_notation_round_trips_and_reads_like_the_game() -> None:
     assert [NAMES[parse_card(t)] for t in "1o 3c 12e 11b 10o 7b".split()] == "1o 3c 12e 11b 10o 7b".split()
-    assert long_name(parse_card("3c")) == "tres de copas"
+    assert long_name(parse_card("3c")) == "3 de copas" and long_name(parse_card("11o")) == "caballo de oros"
     assert long_name(parse_card("12e"), "en") == "king of swords"
     for bad in ("8o", "13c", "1x", "", "o1"):
         with pytest.raises(ValueError):

@@ -1,0 +1,238 @@
+"""``greedy``: a rule-based player, the first yardstick above ``random``.
+
+It looks one trick ahead and no further, with the habits of a sensible club player:
+
+- declares whatever it can: a Tute at once, an exchange (the 7 or 2 of trumps for the better face-up
+  card), then a cante (the rules offer the 40 first when it is due);
+- leading: in the two-player game while the pile lasts it leads a cheap non-trump card, keeping its
+  trumps, its aces and threes and the halves of a cante it may still sing; in the strict phase it leads
+  a card no one can beat if it has one (the highest unseen card of a suit nobody is known to be void in,
+  or the top trump), else a low card of a side suit;
+- following: it wins a trick worth points with the cheapest card that surely wins it (a card of the led
+  suit before a trump; a trump in the pile phase only for an ace or a three), and otherwise throws its
+  lowest card (fewest points, weakest, not a trump, not half of a cante);
+- in pairs, when its partner already holds the trick safely it gives it points (cargar) instead.
+
+It reads only ``PlayerView``'s public fields and ``arena.cards`` tables. What it remembers between
+decisions of a deal (cards seen, known voids) is rebuilt from ``view.tricks`` incrementally, so a
+decision costs a few microseconds and the instance can play any number of deals.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena import PlayerView
+from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT
+
+_PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
+_SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
+#: bits of the 12 and 11 of each suit (ranks 9 and 8 of the suit)
+_PAIR = tuple((1 << (s * 10 + 9)) | (1 << (s * 10 + 8)) for s in range(4))
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+class GreedyBot:
+    """Rule-based: declares all it can, wins points cheaply, throws low, keeps trumps for the end."""
+
+    name = "greedy"
+
+    def __init__(self, trump_for_points: int = 10) -> None:
+        #: in the pile phase, trump a led card only if it is worth at least this many points
+        self.trump_for_points = trump_for_points
+        self._tricks: tuple[Any, ...] = ()
+        self._seen = 0
+        self._voids: list[int] = []
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self._tricks = ()
+        self._seen = 0
+        self._voids = [0] * int(info.get("players", 4))
+
+    # --------------------------------------------------------------------------- memory
+    def _update(self, view: PlayerView) -> None:
+        """Fold the tricks finished since the last decision into cards seen and known voids."""
+        tricks = view.tricks
+        old = self._tricks
+        n = len(old)
+        if len(tricks) < n or (n and tricks[n - 1] is not old[n - 1] and tricks[n - 1] != old[n - 1]):
+            n = 0
+            self._seen = 0
+        players = view.variant.players
+        if len(self._voids) != players or n == 0:
+            self._voids = [0] * players
+        if len(tricks) == n:
+            self._tricks = tricks
+            return
+        v = view.variant
+        # tricks played while the pile lasted oblige nobody to follow: they prove no void
+        strict_from = (v.deck_size - v.players * v.hand_size) // 2 if v.draw_pile else 0
+        trump = view.trump
+        voids = self._voids
+        seen = self._seen
+        for i in range(n, len(tricks)):
+            leader, cards, _winner = tricks[i]
+            led = SUIT[cards[0]]
+            for k, c in enumerate(cards):
+                seen |= BIT[c]
+                if k and SUIT[c] != led and i >= strict_from:
+                    seat = (leader + k) % players
+                    voids[seat] |= 1 << led
+                    if SUIT[c] != trump:
+                        voids[seat] |= 1 << trump
+        self._seen = seen
+        self._tricks = tricks
+
+    # --------------------------------------------------------------------------- deciding
+    def choose(self, view: PlayerView) -> str:
+        legal = view.legal
+        first = legal[0]
+        if first[0] != "p" or first == "pass":  # declarations come first in the legal list
+            for a in legal:
+                if a[0] == "t":
+                    return a
+            for a in legal:
+                if a[0] == "e":
+                    return a
+            for a in legal:
+                if a[0] == "s":
+                    return a
+            if "pass" in legal:
+                return "pass"
+        plays = [_PLAY_CARD[a] for a in legal if a[0] == "p" and a != "pass"]
+        if len(plays) == 1:
+            return "play " + NAMES[plays[0]]
+        self._update(view)
+        card = self._lead(view, plays) if not view.trick else self._follow(view, plays)
+        return "play " + NAMES[card]
+
+    def _keep(self, view: PlayerView) -> int:
+        """Cards worth keeping in hand: halves of cantes still to sing."""
+        hand = view.hand
+        keep = 0
+        sung = 0
+        for _s, su, _p in view.cantes:
+            sung |= 1 << su
+        for s in range(4):
+            if hand & _PAIR[s] == _PAIR[s] and not sung >> s & 1:
+                keep |= _PAIR[s]
+        return keep
+
+    def _discard(self, view: PlayerView, plays: list[int]) -> int:
+        """The card that costs least to give away."""
+        trump = view.trump
+        keep = self._keep(view)
+        return min(plays, key=lambda c: (POINTS[c] + (12 if SUIT[c] == trump else 0) + (6 if BIT[c] & keep else 0),
+                                         STRENGTH[c]))
+
+    def _master(self, view: PlayerView, c: int) -> bool:
+        """No card still unseen (outside own hand) beats ``c`` within its suit."""
+        return not HIGHER[c] & ~self._seen & ~view.hand
+
+    def _lead(self, view: PlayerView, plays: list[int]) -> int:
+        trump = view.trump
+        v = view.variant
+        keep = self._keep(view)
+        if v.draw_pile and view.stock_left > 0:
+            # pile phase: nothing obliges the other to follow, so lead cheap and keep strength
+            return min(plays, key=lambda c: (SUIT[c] == trump, bool(BIT[c] & keep), POINTS[c] >= 10,
+                                             POINTS[c], STRENGTH[c]))
+        others = [s for s in range(v.players) if s != view.seat and s not in self._partners(view)]
+        voids = self._voids
+        best = -1
+        best_key: tuple[int, ...] = ()
+        for c in plays:
+            if not self._master(view, c):
+                continue
+            s = SUIT[c]
+            if s != trump and any(voids[o] >> s & 1 for o in others) and \
+                    not all(voids[o] >> trump & 1 for o in others):
+                continue  # an opponent would trump it
+            key = (s != trump, POINTS[c], STRENGTH[c])
+            if best < 0 or key > best_key:
+                best, best_key = c, key
+        if best >= 0:
+            # a master trump is led only to draw trumps while we hold the trick for sure
+            return best
+        return min(plays, key=lambda c: (SUIT[c] == trump, bool(BIT[c] & keep), POINTS[c], STRENGTH[c]))
+
+    def _partners(self, view: PlayerView) -> tuple[int, ...]:
+        if not view.variant.pairs:
+            return ()
+        return ((view.seat + 2) % 4,)
+
+    def _follow(self, view: PlayerView, plays: list[int]) -> int:
+        trick = view.trick
+        trump = view.trump
+        led = SUIT[trick[0]]
+        v = view.variant
+        n = v.players
+        # who holds the trick now, with what
+        best = trick[0]
+        best_pos = 0
+        for i in range(1, len(trick)):
+            c = trick[i]
+            if SUIT[c] == SUIT[best]:
+                if STRENGTH[c] > STRENGTH[best]:
+                    best, best_pos = c, i
+            elif SUIT[c] == trump:
+                best, best_pos = c, i
+        holder = (view.leader + best_pos) % n
+        to_play = n - 1 - len(trick)  # seats after me in this trick
+        later = [(view.seat + k) % n for k in range(1, to_play + 1)]
+        partners = self._partners(view)
+        opp_later = [s for s in later if s not in partners]
+        at_stake = sum(POINTS[c] for c in trick)
+        pile = v.draw_pile and view.stock_left > 0
+
+        def beats(c: int, b: int) -> bool:
+            if SUIT[c] == SUIT[b]:
+                return STRENGTH[c] > STRENGTH[b]
+            return SUIT[c] == trump
+
+        def safe(c: int) -> bool:
+            """Would ``c`` still hold the trick after the opponents still to play?"""
+            if not opp_later:
+                return True
+            if SUIT[c] == trump:
+                return self._master(view, c)
+            if not self._master(view, c):
+                return False
+            return not any(self._voids[o] >> led & 1 for o in opp_later)
+
+        if partners and holder in partners and safe(best):
+            # partner holds it: give points, but never a trump or a card that would take it over
+            return max(plays, key=lambda c: (SUIT[c] != trump, POINTS[c] if not BIT[c] & self._keep(view) else -1,
+                                             -STRENGTH[c]))
+        winners = [c for c in plays if beats(c, best)]
+        if winners:
+            keep = self._keep(view)
+            sure = [c for c in winners if safe(c)]
+            if pile:
+                same = [c for c in sure if SUIT[c] == led and not BIT[c] & keep]
+                if same:
+                    # bank the points: the highest-valued card that wins in the led suit
+                    c = max(same, key=lambda c: (POINTS[c], -STRENGTH[c]))
+                    if at_stake + POINTS[c] >= 2 or keep:
+                        return c
+                if at_stake >= self.trump_for_points or (keep and at_stake >= 2):
+                    trumps = [c for c in sure if SUIT[c] == trump and not BIT[c] & keep]
+                    if trumps:
+                        return min(trumps, key=lambda c: (POINTS[c], STRENGTH[c]))
+                return self._discard(view, plays)
+            if sure:
+                # strict phase: win with the cheapest sure winner (led suit before trumps)
+                if at_stake > 0 or len(trick) == n - 1 or keep:
+                    return min(sure, key=lambda c: (SUIT[c] == trump, STRENGTH[c] - 3 * POINTS[c]
+                                                    if SUIT[c] != trump else STRENGTH[c]))
+            # an unsafe winner: play the lowest card that still satisfies the rules
+            return self._discard(view, plays)
+        return self._discard(view, plays)

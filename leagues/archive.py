@@ -1,0 +1,223 @@
+"""Moving games between stores and files: export to JSON lines, import with full checking, verify.
+
+An export is JSON lines: for each tournament a header line (``format: tute-arena/tournament-1``, its
+config and entrants), then its game records (``tute-arena/1``), each with a ``schedule`` field saying
+where it sits in the tournament. Readers of plain records skip header lines and ignore the field.
+Import checks the whole file first (every line parses, every record replays, no id twice or already
+stored) and stores nothing unless all of it is sound.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from arena import GameRecord, ReplayError, get_variant, replay
+
+from .schedule import GameSpec
+from .store import EntrantRow, Store
+
+HEADER_FORMAT = "tute-arena/tournament-1"
+_ID = re.compile(r"^(?P<t>.+)/(?P<v>[^/]+)/r(?P<r>\d+)/t(?P<tb>\d+)/d(?P<d>\d+)/s(?P<s>\d+)$")
+
+
+class ArchiveError(ValueError):
+    """A file that cannot be imported; ``problems`` lists every bad line as ``FILE:LINE: why``."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+        self.problems = problems
+
+
+def open_text(path: str | Path, mode: str = "rt") -> IO[str]:
+    """A text file, gzip-compressed when its name ends in .gz."""
+    p = str(path)
+    return gzip.open(p, mode, encoding="utf-8") if p.endswith(".gz") else open(p, mode[0], encoding="utf-8")
+
+
+def is_header(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("format") == HEADER_FORMAT
+
+
+# ------------------------------------------------------------------------------------------ export
+def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
+    names = [tournament] if tournament else [t.name for t in store.tournaments()]
+    for name in names:
+        row = store.tournament(name)
+        if row is None:
+            raise ArchiveError([f"{store.path}: no tournament {name!r}"])
+        header = {"format": HEADER_FORMAT, "name": row.name, "config_hash": row.config_hash, "config": row.config,
+                  "entrants": [e.__dict__ for e in store.entrants(name)]}
+        yield json.dumps(header, sort_keys=True, separators=(",", ":"))
+        for g in store.games(name):
+            data = json.loads(store.record_json(g.id))
+            data["schedule"] = {"tournament": g.tournament, "variant": g.variant, "variant_index": g.variant_index,
+                                "round": g.round, "table": g.table, "deal": g.deal, "rotation": g.rotation,
+                                "units": list(g.units)}
+            yield json.dumps(data, separators=(",", ":"))
+
+
+def export(store: Store, out: IO[str], tournament: str | None = None) -> int:
+    count = 0
+    for line in export_lines(store, tournament):
+        out.write(line + "\n")
+        count += 1
+    return count
+
+
+# ------------------------------------------------------------------------------------------ import
+@dataclass
+class _Pending:
+    headers: dict[str, dict[str, Any]]
+    games: list[tuple[GameSpec, str, str]]
+
+
+def _spec(rec: GameRecord, data: dict[str, Any], fallback_tournament: str, position: int) -> GameSpec:
+    sched = data.get("schedule")
+    if isinstance(sched, dict):
+        return GameSpec(id=rec.id, tournament=str(sched["tournament"]), variant=str(sched["variant"]),
+                        variant_index=int(sched["variant_index"]), round=int(sched["round"]),
+                        table=int(sched["table"]), deal=int(sched["deal"]), rotation=int(sched["rotation"]),
+                        seed=int(rec.seed or 0), dealer=rec.dealer, seats=tuple(rec.seats),
+                        units=tuple(sched["units"]))
+    m = _ID.match(rec.id)
+    units = tuple(dict.fromkeys(rec.seats))
+    if m:
+        return GameSpec(id=rec.id, tournament=m["t"], variant=m["v"], variant_index=0, round=int(m["r"]),
+                        table=int(m["tb"]), deal=int(m["d"]), rotation=int(m["s"]), seed=int(rec.seed or 0),
+                        dealer=rec.dealer, seats=tuple(rec.seats), units=units)
+    return GameSpec(id=rec.id or f"{fallback_tournament}/{position}", tournament=fallback_tournament,
+                    variant=rec.variant, variant_index=0, round=0, table=0, deal=position, rotation=0,
+                    seed=int(rec.seed or 0), dealer=rec.dealer, seats=tuple(rec.seats), units=units)
+
+
+def read_import(path: str | Path, store: Store, tournament: str | None = None) -> _Pending:
+    """Parse and check every line of ``path`` against ``store``; raise ArchiveError listing all problems."""
+    problems: list[str] = []
+    pending = _Pending({}, [])
+    seen: dict[str, int] = {}
+    fallback = tournament or "imported"
+    try:
+        fh = open_text(path)
+    except OSError as exc:
+        raise ArchiveError([f"{path}: {exc.strerror or exc}"]) from None
+    with fh:
+        try:
+            lines = list(fh)
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise ArchiveError([f"{path}: cannot read: {exc}"]) from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: not JSON: {exc.msg}")
+            continue
+        if is_header(data):
+            name = tournament or str(data.get("name"))
+            pending.headers[name] = data
+            continue
+        try:
+            rec = GameRecord.from_json(data)
+            replay(rec)
+        except ReplayError as exc:
+            problems.append(f"{where}: the record is not true to the rules: {exc}")
+            continue
+        except ValueError as exc:
+            problems.append(f"{where}: not a game record: {exc}")
+            continue
+        try:
+            spec = _spec(rec, data, fallback, len(pending.games))
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{where}: bad schedule field: {exc}")
+            continue
+        if tournament:
+            spec = GameSpec(**{**spec.__dict__, "tournament": tournament})
+        if spec.id in seen:
+            problems.append(f"{where}: duplicate of line {seen[spec.id]} (game {spec.id})")
+            continue
+        seen[spec.id] = lineno
+        if store.has_game(spec.id):
+            problems.append(f"{where}: game {spec.id} is already in {store.path}")
+            continue
+        data.pop("schedule", None)
+        pending.games.append((spec, json.dumps(rec.result.to_json(), separators=(",", ":")),
+                              json.dumps(data, separators=(",", ":"))))
+    if problems:
+        raise ArchiveError(problems)
+    return pending
+
+
+def _minimal_config(name: str, games: list[tuple[GameSpec, str, str]]) -> dict[str, Any]:
+    """A config the leaderboard can read for games that came without a tournament header."""
+    variants: dict[str, dict[str, Any]] = {}
+    entrants: dict[str, None] = {}
+    for spec, _, record_json in games:
+        if spec.tournament != name:
+            continue
+        rec = json.loads(record_json)
+        if spec.variant not in variants:
+            preset = rec["variant"]
+            get_variant(preset)  # an unknown preset cannot be rated: refuse rather than store half a setup
+            variants[spec.variant] = {"label": spec.variant, "preset": preset, "options": rec["options"]}
+        entrants.update(dict.fromkeys(spec.seats))
+    return {"name": name, "imported": True, "variants": list(variants.values()),
+            "entrants": [{"name": e, "bot": "imported", "params": {}, "isolation": "auto"} for e in entrants],
+            "rating": {"mu": 25.0, "sigma": 25.0 / 3, "beta": 25.0 / 6, "tau": 0.0, "draw_probability": None,
+                       "k": 3.0}}
+
+
+def import_file(path: str | Path, store: Store, tournament: str | None = None) -> int:
+    """Import every game of ``path`` into ``store``, or nothing; returns the number stored."""
+    pending = read_import(path, store, tournament)
+    names = list(dict.fromkeys(spec.tournament for spec, _, _ in pending.games))
+    for name in names:
+        if store.tournament(name) is not None:
+            continue
+        header = pending.headers.get(name)
+        if header is not None:
+            config = dict(header["config"], name=name)
+            entrants = [EntrantRow(**e) for e in header.get("entrants", [])]
+            digest = str(header.get("config_hash", ""))
+        else:
+            try:
+                config = _minimal_config(name, pending.games)
+            except ValueError as exc:
+                raise ArchiveError([f"{path}: {exc}"]) from None
+            entrants = [EntrantRow(e["name"], "imported", "imported", "?", {}) for e in config["entrants"]]
+            digest = ""
+        text = json.dumps(config, sort_keys=True, separators=(",", ":"))
+        store.create_tournament(name, digest or hashlib.sha256(text.encode()).hexdigest()[:16], text, entrants)
+    stored = 0
+    for spec, result_json, record_json in pending.games:
+        stored += store.add_game(spec, result_json, record_json)
+    for name in names:
+        store.mark_finished(name)
+    return stored
+
+
+# ------------------------------------------------------------------------------------------ verify
+def verify(store: Store, tournament: str | None = None) -> Iterator[tuple[str, str | None]]:
+    """(game id, None if the record is true, else what is wrong) for every stored game."""
+    for g in store.games(tournament):
+        try:
+            rec = store.record(g.id)
+            replay(rec)
+        except (ReplayError, ValueError) as exc:
+            yield g.id, str(exc)
+            continue
+        if rec.id != g.id:
+            yield g.id, f"the record calls itself {rec.id!r}"
+        elif rec.result.to_json() != g.result.to_json():
+            yield g.id, "the stored result differs from the record's"
+        elif list(rec.seats) != list(g.seats):
+            yield g.id, "the stored seats differ from the record's"
+        else:
+            yield g.id, None

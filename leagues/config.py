@@ -1,0 +1,353 @@
+"""``tournament.toml`` -> a validated, frozen ``TournamentConfig``.
+
+Everything a tournament does follows from this object, so it is checked whole before anything runs:
+a bad file must fail in one line that names the file and the key (``tournament.toml: entrants[2].bot:
+unknown bot 'x'``) and must not touch the store. The keys are documented in docs/config.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from arena import Variant, VariantError, get_variant
+from arena.loader import BotLoadError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the 3.10 path
+    import tomli as tomllib
+
+FORMATS = ("round-robin", "swiss")
+ISOLATIONS = ("auto", "inprocess", "subprocess")
+#: characters refused in names, because game ids are paths made of them
+_ID_UNSAFE = set("/ \t\n")
+
+
+class ConfigError(ValueError):
+    """A config problem; the message is the one line the user sees (file: key: what is wrong)."""
+
+
+@dataclass(frozen=True)
+class VariantConfig:
+    """One variant of the tournament: a preset plus rule overrides, under a label used in game ids."""
+    label: str
+    preset: str
+    options: Mapping[str, Any]
+    variant: Variant
+
+    @property
+    def sides(self) -> int:
+        """Units at a table: entrants per table (pairs: two sides of two copies each)."""
+        return 2 if self.variant.pairs else self.variant.players
+
+
+@dataclass(frozen=True)
+class EntrantConfig:
+    """One competitor: a bot (entry point, ``module:Class`` or command list) with its parameters."""
+    name: str
+    bot: str | tuple[str, ...]
+    params: Mapping[str, Any]
+    isolation: str = "auto"
+
+    @property
+    def bot_arg(self) -> str | list[str]:
+        """The form ``make_player`` takes (a command is a list)."""
+        return list(self.bot) if isinstance(self.bot, tuple) else self.bot
+
+
+@dataclass(frozen=True)
+class RatingConfig:
+    """TrueSkill environment. ``draw_probability`` None means "fit the variant" (see rating.py)."""
+    mu: float = 25.0
+    sigma: float = 25.0 / 3
+    beta: float = 25.0 / 6
+    tau: float = 0.0
+    draw_probability: float | None = None
+    k: float = 3.0
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    seed: int
+    format: str
+    rounds: int | None
+    deals: int
+    duplicate: bool
+    workers: int
+    time_limit_ms: int
+    memory_mb: int
+    store: Path
+    log: Path
+    max_tables: int
+    variants: tuple[VariantConfig, ...]
+    entrants: tuple[EntrantConfig, ...]
+    rating: RatingConfig = field(default_factory=RatingConfig)
+    source: str = "tournament.toml"
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the games and the table: workers, paths and the log are left out, so running
+        with more workers or moving the store is the same tournament."""
+        return {
+            "name": self.name, "seed": self.seed, "format": self.format, "rounds": self.rounds,
+            "deals": self.deals, "duplicate": self.duplicate, "time_limit_ms": self.time_limit_ms,
+            "memory_mb": self.memory_mb, "max_tables": self.max_tables,
+            "variants": [{"label": v.label, "preset": v.preset, "options": dict(v.options)} for v in self.variants],
+            "entrants": [{"name": e.name, "bot": list(e.bot) if isinstance(e.bot, tuple) else e.bot,
+                          "params": dict(e.params), "isolation": e.isolation} for e in self.entrants],
+            "rating": {"mu": self.rating.mu, "sigma": self.rating.sigma, "beta": self.rating.beta,
+                       "tau": self.rating.tau, "draw_probability": self.rating.draw_probability,
+                       "k": self.rating.k},
+        }
+
+    def identity_json(self) -> str:
+        return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+
+    def config_hash(self) -> str:
+        return hashlib.sha256(self.identity_json().encode()).hexdigest()[:16]
+
+    def variant(self, label: str) -> VariantConfig:
+        for v in self.variants:
+            if v.label == label:
+                return v
+        raise KeyError(label)
+
+    def entrant(self, name: str) -> EntrantConfig:
+        for e in self.entrants:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------- loading
+TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
+            "store", "log", "max_tables", "variants", "entrants", "rating"}
+VARIANT_KEYS = {"name", "label", "options"}
+ENTRANT_KEYS = {"name", "bot", "params", "isolation"}
+RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "k"}
+
+
+class _Checker:
+    """Typed reads of one TOML table, each error prefixed with the file and the key path."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, key: str, message: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {key}: {message}" if key else f"{self.source}: {message}")
+
+    def table(self, data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+        if not isinstance(data, dict):
+            raise self.fail(where, f"expected a table, got {_tname(data)}")
+        for key in data:
+            if key not in allowed:
+                raise self.fail(_join(where, key), f"unknown key (known: {', '.join(sorted(allowed))})")
+        return data
+
+    def get(self, data: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...], default: Any = ...,
+            ) -> Any:
+        path = _join(where, key)
+        if key not in data:
+            if default is ...:
+                raise self.fail(path, "missing")
+            return default
+        value = data[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(value, bool) and bool not in kinds:
+            raise self.fail(path, f"expected {_kname(kinds)}, got boolean {value!r}")
+        if not isinstance(value, kinds):
+            raise self.fail(path, f"expected {_kname(kinds)}, got {_tname(value)} {value!r}")
+        return value
+
+    def name(self, value: str, path: str) -> str:
+        if not value or any(ch in _ID_UNSAFE for ch in value):
+            raise self.fail(path, f"{value!r} must be non-empty, without '/' or spaces (it is part of game ids)")
+        return value
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _tname(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
+            dict: "table"}.get(type(value), type(value).__name__)
+
+
+def _kname(kinds: tuple[type, ...]) -> str:
+    return " or ".join({bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+                        dict: "table"}.get(k, k.__name__) for k in kinds)
+
+
+def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
+    """Read and validate ``path``; every problem raises ConfigError with one line naming file and key."""
+    p = Path(path)
+    source = str(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: TOML syntax error: {exc}") from None
+    return parse_config(data, source=source, base=p.resolve().parent)
+
+
+def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
+                 base: Path | None = None) -> TournamentConfig:
+    """Validate parsed TOML; relative paths are taken from ``base`` (the file's folder)."""
+    c = _Checker(source)
+    base = base or Path.cwd()
+    c.table(data, "", TOP_KEYS)
+    name = c.name(c.get(data, "", "name", str), "name")
+    seed = c.get(data, "", "seed", int, 0)
+    fmt = c.get(data, "", "format", str, "round-robin")
+    if fmt not in FORMATS:
+        raise c.fail("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    rounds = c.get(data, "", "rounds", int, None)
+    if rounds is not None and rounds < 1:
+        raise c.fail("rounds", f"must be at least 1, not {rounds}")
+    if fmt == "swiss" and rounds is None:
+        raise c.fail("rounds", "missing (a Swiss tournament needs its number of rounds)")
+    deals = c.get(data, "", "deals", int, 2)
+    if deals < 1:
+        raise c.fail("deals", f"must be at least 1, not {deals}")
+    duplicate = c.get(data, "", "duplicate", bool, True)
+    workers = c.get(data, "", "workers", int, 0)
+    if workers < 0:
+        raise c.fail("workers", f"must be 0 (one per CPU) or more, not {workers}")
+    time_limit_ms = c.get(data, "", "time_limit_ms", int, 1000)
+    if time_limit_ms < 1:
+        raise c.fail("time_limit_ms", f"must be positive, not {time_limit_ms}")
+    memory_mb = c.get(data, "", "memory_mb", int, 1024)
+    if memory_mb < 16:
+        raise c.fail("memory_mb", f"must be at least 16, not {memory_mb}")
+    max_tables = c.get(data, "", "max_tables", int, 200)
+    if max_tables < 1:
+        raise c.fail("max_tables", f"must be at least 1, not {max_tables}")
+    store = base / c.get(data, "", "store", str, f"runs/{name}.sqlite")
+    log = c.get(data, "", "log", str, None)
+    log_path = base / log if log else store.with_suffix(".log")
+
+    entrants = _entrants(c, data)
+    variants = _variants(c, data, len(entrants))
+    rating = _rating(c, data)
+    return TournamentConfig(
+        name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate,
+        workers=workers, time_limit_ms=time_limit_ms, memory_mb=memory_mb, store=store, log=log_path,
+        max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source)
+
+
+def _variants(c: _Checker, data: dict[str, Any], n_entrants: int) -> tuple[VariantConfig, ...]:
+    items = c.get(data, "", "variants", list)
+    if not items:
+        raise c.fail("variants", "empty: name at least one variant")
+    out: list[VariantConfig] = []
+    for i, item in enumerate(items):
+        where = f"variants[{i}]"
+        c.table(item, where, VARIANT_KEYS)
+        preset = c.get(item, where, "name", str)
+        options = c.get(item, where, "options", dict, {})
+        try:
+            get_variant(preset)
+        except VariantError as exc:
+            raise c.fail(f"{where}.name", str(exc)) from None
+        try:
+            variant = get_variant(preset, **options)
+        except VariantError as exc:
+            raise c.fail(f"{where}.options", str(exc)) from None
+        label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
+        if any(v.label == label for v in out):
+            raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
+        vc = VariantConfig(label, preset, dict(options), variant)
+        if vc.sides > n_entrants:
+            raise c.fail(f"{where}.name", f"{preset} needs {vc.sides} entrants at a table, "
+                                          f"the tournament has {n_entrants}")
+        out.append(vc)
+    return tuple(out)
+
+
+def _entrants(c: _Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
+    items = c.get(data, "", "entrants", list)
+    if len(items) < 2:
+        raise c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")
+    out: list[EntrantConfig] = []
+    for i, item in enumerate(items):
+        where = f"entrants[{i}]"
+        c.table(item, where, ENTRANT_KEYS)
+        name = c.name(c.get(item, where, "name", str), f"{where}.name")
+        if any(e.name == name for e in out):
+            raise c.fail(f"{where}.name", f"{name!r} is used twice")
+        bot = c.get(item, where, "bot", (str, list))
+        if isinstance(bot, list):
+            if not bot or not all(isinstance(a, str) for a in bot):
+                raise c.fail(f"{where}.bot", "a command must be a non-empty array of strings")
+            bot = tuple(bot)
+        params = c.get(item, where, "params", dict, {})
+        isolation = c.get(item, where, "isolation", str, "auto")
+        if isolation not in ISOLATIONS:
+            raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        try:
+            check_bot(bot)
+        except BotLoadError as exc:
+            raise c.fail(f"{where}.bot", str(exc)) from None
+        out.append(EntrantConfig(name, bot, dict(params), isolation))
+    return tuple(out)
+
+
+def _rating(c: _Checker, data: dict[str, Any]) -> RatingConfig:
+    raw = c.table(c.get(data, "", "rating", dict, {}), "rating", RATING_KEYS)
+    num = (int, float)
+    r = RatingConfig(
+        mu=float(c.get(raw, "rating", "mu", num, 25.0)),
+        sigma=float(c.get(raw, "rating", "sigma", num, 25.0 / 3)),
+        beta=float(c.get(raw, "rating", "beta", num, 25.0 / 6)),
+        tau=float(c.get(raw, "rating", "tau", num, 0.0)),
+        draw_probability=_opt_float(c.get(raw, "rating", "draw_probability", num, None)),
+        k=float(c.get(raw, "rating", "k", num, 3.0)))
+    for key in ("sigma", "beta"):
+        if getattr(r, key) <= 0:
+            raise c.fail(f"rating.{key}", "must be positive")
+    if r.tau < 0:
+        raise c.fail("rating.tau", "must not be negative")
+    if r.draw_probability is not None and not 0 <= r.draw_probability < 1:
+        raise c.fail("rating.draw_probability", f"must be in [0, 1), not {r.draw_probability}")
+    return r
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def check_bot(bot: str | tuple[str, ...]) -> str:
+    """Resolve a bot name without starting it: an entry point must be installed, ``module:Class``
+    importable, a command's program present. Returns the bot's version text (for the store)."""
+    try:
+        from arena.hosts import resolve_spec
+    except ImportError:  # the hosts module is not there yet: only Python bots can be checked
+        from arena.loader import installed_bots, load_class
+        if isinstance(bot, tuple):
+            return "command"
+        if ":" in bot:
+            load_class(bot)
+            return "module"
+        bots = installed_bots()
+        if bot not in bots:
+            raise BotLoadError(f"unknown bot {bot!r} (installed: {', '.join(bots) or 'none'})")
+        return bots[bot].version
+    spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot)
+    if spec.kind == "module":
+        from arena.loader import load_class
+        load_class(bot if isinstance(bot, str) else "")
+    return f"{spec.origin} {spec.version}".strip()

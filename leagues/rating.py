@@ -1,0 +1,107 @@
+"""TrueSkill ratings as a fold over stored results, in schedule order.
+
+Each game updates the entrants of its sides: two sides for two players and for pairs (a side of two
+copies of one entrant is that one entrant: one rating group holding one rating, never the same rating
+twice), free-for-all with ranks and ties for three or four individuals. Forfeits need no special case:
+the result's ranks already put the offender last. Games are folded sorted by (round, variant, table,
+deal, rotation), never by completion order, so the same results give bit-identical ratings.
+
+``tau`` defaults to 0 (bots do not change during a tournament). The draw probability fits the variant:
+0 for two-sided Tute (a tie on points goes to the last trick's winner, so no deal is drawn), and a small
+one for three or four individuals, where a shared place can happen. The table ranks by the conservative
+rating ``mu - k * sigma`` with ``k = 3``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import trueskill
+
+from .config import RatingConfig
+from .store import GameRow
+
+#: shared places between individuals, per adjacent pair of ranks (random bots: about 0.2-0.5% of deals)
+FFA_DRAW_PROBABILITY = 0.005
+#: used only for a tie met under a zero draw probability (which TrueSkill cannot rate)
+TIE_FALLBACK_DRAW_PROBABILITY = 0.001
+
+
+@dataclass(frozen=True)
+class Rated:
+    mu: float
+    sigma: float
+    games: int
+
+    def conservative(self, k: float = 3.0) -> float:
+        return self.mu - k * self.sigma
+
+
+def draw_probability(sides: int, rc: RatingConfig) -> float:
+    if rc.draw_probability is not None:
+        return rc.draw_probability
+    return 0.0 if sides == 2 else FFA_DRAW_PROBABILITY
+
+
+def make_env(rc: RatingConfig, draw: float, backend: str | None = None) -> trueskill.TrueSkill:
+    return trueskill.TrueSkill(mu=rc.mu, sigma=rc.sigma, beta=rc.beta, tau=rc.tau, draw_probability=draw,
+                               backend=backend)
+
+
+class Rater:
+    """Running ratings; ``add`` one game after another in schedule order."""
+
+    def __init__(self, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]]) -> None:
+        self.rc = rc
+        self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
+        self._envs: dict[tuple[int, bool, str | None], trueskill.TrueSkill] = {}
+        self.ratings: dict[str, trueskill.Rating] = {}
+        self.games: dict[str, int] = {}
+        self.fallbacks = 0
+
+    def env(self, sides: int, tied: bool, backend: str | None) -> trueskill.TrueSkill:
+        key = (sides, tied, backend)
+        if key not in self._envs:
+            draw = draw_probability(sides, self.rc)
+            if tied and draw == 0:
+                draw = TIE_FALLBACK_DRAW_PROBABILITY
+            self._envs[key] = make_env(self.rc, draw, backend)
+        return self._envs[key]
+
+    def rating(self, name: str) -> trueskill.Rating:
+        r = self.ratings.get(name)
+        if r is None:
+            r = self.ratings[name] = trueskill.Rating(mu=self.rc.mu, sigma=self.rc.sigma)
+        return r
+
+    def add(self, row: GameRow) -> None:
+        teams = self.teams[row.variant]
+        names = [row.seats[t[0]] for t in teams]
+        ranks = [row.result.ranks[t[0]] for t in teams]
+        groups = [{n: self.rating(n)} for n in names]
+        tied = len(set(ranks)) < len(ranks)
+        try:
+            new = self.env(len(teams), tied, None).rate(groups, ranks=ranks)
+        except (FloatingPointError, ValueError, ZeroDivisionError, OverflowError):
+            self.fallbacks += 1
+            mp = self.env(len(teams), tied, "mpmath").rate(groups, ranks=ranks)
+            new = [{n: trueskill.Rating(mu=float(r.mu), sigma=float(r.sigma)) for n, r in g.items()} for g in mp]
+        for g in new:
+            for n, r in g.items():
+                self.ratings[n] = r
+                self.games[n] = self.games.get(n, 0) + 1
+
+    def result(self) -> dict[str, Rated]:
+        return {n: Rated(r.mu, r.sigma, self.games.get(n, 0)) for n, r in self.ratings.items()}
+
+
+def rate(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
+         entrants: Iterable[str] = ()) -> dict[str, Rated]:
+    """Ratings after every game of ``rows`` (any order in, schedule order applied)."""
+    rater = Rater(rc, teams)
+    for name in entrants:
+        rater.rating(name)
+    for row in sorted(rows, key=lambda r: r.order):
+        rater.add(row)
+    return rater.result()

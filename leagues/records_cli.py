@@ -1,0 +1,238 @@
+"""``tute games``, ``replay``, ``verify``, ``export``, ``import``: finding, watching, checking and moving
+recorded games."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Iterator, NoReturn
+
+import click
+from tabulate import tabulate
+
+from arena import GameRecord, ReplayError, replay as verify_record
+
+from .archive import ArchiveError, export, import_file, is_header, open_text, verify
+from .config import ConfigError, load_config
+from .replay_html import replay_page
+from .replay_text import print_replay
+from .store import Store, StoreError
+
+
+class RecordsError(click.ClickException):
+    exit_code = 2
+
+
+def fail(message: str) -> NoReturn:
+    raise RecordsError(message)
+
+
+def read_jsonl(path: str) -> Iterator[tuple[int, GameRecord]]:
+    """(line number, record) for each record line of a JSON-lines file; a bad line is an error naming it."""
+    try:
+        fh = open_text(path)
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror or exc}")
+    with fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if is_header(data):
+                    continue
+                yield lineno, GameRecord.from_json(data)
+            except ValueError as exc:
+                fail(f"{path}:{lineno}: not a game record: {exc}")
+
+
+def record_from_file(path: str, index: int) -> GameRecord:
+    for k, (_, rec) in enumerate(read_jsonl(path)):
+        if k == index:
+            return rec
+    fail(f"{path}: no record at --index {index}")
+
+
+def store_path_of(store_path: str | None, must_exist: bool = True) -> Path:
+    """--store, or the store ./tournament.toml names."""
+    if store_path is None:
+        if not Path("tournament.toml").is_file():
+            fail("--store: no store given and no ./tournament.toml to find one")
+        try:
+            path = load_config("tournament.toml").store
+        except ConfigError as exc:
+            fail(str(exc))
+    else:
+        path = Path(store_path)
+    if must_exist and not path.is_file():
+        fail(f"{path}: no such store (run a tournament first, or give --store)")
+    return path
+
+
+def open_store(store_path: str | None, must_exist: bool = True) -> Store:
+    try:
+        return Store(store_path_of(store_path, must_exist))
+    except StoreError as exc:
+        fail(str(exc))
+
+
+def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, step: bool, html_out: str | None) -> None:
+    if seat is not None and not 0 <= seat < len(rec.seats):
+        fail(f"--seat {seat}: the game has seats 0 to {len(rec.seats) - 1}")
+    try:
+        verify_record(rec)  # a replay shows only what the referee confirms
+        if html_out:
+            Path(html_out).write_text(replay_page(rec, seat, lang), encoding="utf-8")
+            click.echo(f"wrote {html_out}")
+            return
+        colour = sys.stdout.isatty()
+        pause = (lambda: click.prompt("", default="", show_default=False, prompt_suffix="")) if step else None
+        print_replay(rec, seat, lang, long_names, colour, click.echo, pause)
+    except ReplayError as exc:
+        fail(f"game {rec.id}: the record is not true to the rules: {exc}")
+
+
+STORE_HELP = "The results store (default: the one ./tournament.toml names)."
+
+
+def register(cli: click.Group) -> None:
+    @cli.command()
+    @click.option("--tournament", "-t", help="Only this tournament.")
+    @click.option("--entrant", "-e", help="Only games this entrant played.")
+    @click.option("--variant", "-v", help="Only this variant (its label).")
+    @click.option("--forfeits", is_flag=True, help="Only games that ended by a forfeit.")
+    @click.option("--limit", "-n", type=click.IntRange(0), default=50, show_default=True, help="0: all.")
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    def games(tournament: str | None, entrant: str | None, variant: str | None, forfeits: bool, limit: int,
+              store_path: str | None) -> None:
+        """List stored games, one line each: id, variant, seats, points, winner, how it ended.
+
+        \b
+        Example:
+          tute games --entrant greedy --variant tute-2 --limit 20
+          tute games --forfeits
+        """
+        with open_store(store_path) as store:
+            rows = store.games(tournament, variant=variant, entrant=entrant)
+        if forfeits:
+            rows = [g for g in rows if g.result.forfeit is not None]
+        total = len(rows)
+        if limit:
+            rows = rows[:limit]
+        table = []
+        for g in rows:
+            r = g.result
+            how = r.reason
+            if r.forfeit:
+                how = f"forfeit: seat {r.forfeit.seat} {r.forfeit.reason}"
+            elif r.tute:
+                how = f"tute of {r.tute['face']}s by seat {r.tute['seat']}"
+            table.append([g.id, g.variant, " ".join(g.seats), " ".join(map(str, r.points)),
+                          " ".join(str(s) for s in r.winner), how])
+        click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "winner", "ended by"]))
+        if limit and total > limit:
+            click.echo(f"({limit} of {total} games; --limit 0 for all)")
+
+    @cli.command()
+    @click.argument("game_id", required=False)
+    @click.option("--file", "file_", type=click.Path(dir_okay=False), help="Read records from this JSON-lines file (.gz too).")
+    @click.option("--index", default=0, show_default=True, type=click.IntRange(0), help="Which record of --file.")
+    @click.option("--seat", type=int, help="Show only what this seat knew at each moment.")
+    @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
+    @click.option("--long", "long_names", is_flag=True, help="Card names in words (3 de copas / 3 of cups).")
+    @click.option("--step", is_flag=True, help="Wait for Enter after each trick.")
+    @click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write a self-contained HTML replay.")
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    def replay(game_id: str | None, file_: str | None, index: int, seat: int | None, lang: str, long_names: bool,
+               step: bool, html_out: str | None, store_path: str | None) -> None:
+        """Replay a game trick by trick: the deal, every card, cante, exchange, draw and the result.
+
+        \b
+        Examples:
+          tute replay builtin/tute-2/r0/t0/d3/s1 --seat 0 --step
+          tute replay --file games.jsonl --index 3 --lang es --long
+          tute replay builtin/tute-4-pairs/r0/t1/d0/s0 --html game.html
+        """
+        if file_:
+            rec = record_from_file(file_, index)
+        elif game_id:
+            with open_store(store_path) as store:
+                try:
+                    rec = store.record(game_id)
+                except StoreError as exc:
+                    fail(f"{exc} (see `tute games`)")
+        else:
+            fail("give a GAME_ID (from `tute games`) or --file FILE")
+        show_record(rec, seat, lang, long_names, step, html_out)
+
+    @cli.command(name="verify")
+    @click.option("--tournament", "-t", help="Only this tournament.")
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    def verify_cmd(tournament: str | None, store_path: str | None) -> None:
+        """Re-run every stored record through the referee; exit 1 if any does not match.
+
+        \b
+        Example:
+          tute verify --tournament builtin
+        """
+        bad = total = 0
+        with open_store(store_path) as store:
+            for game_id, problem in verify(store, tournament):
+                total += 1
+                if problem:
+                    bad += 1
+                    click.echo(f"{game_id}: {problem}")
+        click.echo(f"verified {total} games: {total - bad} true, {bad} wrong")
+        if bad:
+            sys.exit(1)
+
+    @cli.command(name="export")
+    @click.option("--tournament", "-t", help="Only this tournament (default: all).")
+    @click.option("--out", "-o", type=click.Path(dir_okay=False), help="File to write (.gz: gzip); default stdout.")
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    def export_cmd(tournament: str | None, out: str | None, store_path: str | None) -> None:
+        """Write stored games as JSON lines (a header line per tournament, then its records).
+
+        \b
+        Example:
+          tute export --tournament builtin --out builtin.jsonl.gz
+        """
+        with open_store(store_path) as store:
+            try:
+                if out:
+                    with open_text(out, "wt") as fh:
+                        n = export(store, fh, tournament)
+                    click.echo(f"wrote {n} lines to {out}", err=True)
+                else:
+                    export(store, sys.stdout, tournament)
+            except ArchiveError as exc:
+                fail(str(exc))
+            except OSError as exc:
+                fail(f"{out}: {exc.strerror or exc}")
+
+    @cli.command(name="import")
+    @click.argument("file", type=click.Path(dir_okay=False))
+    @click.option("--tournament", "-t", help="Store the games under this tournament name.")
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    def import_cmd(file: str, tournament: str | None, store_path: str | None) -> None:
+        """Import games from JSON lines (from `tute export` or `tute play --records`) into a store.
+
+        Every line is checked first (it parses, it replays, its id is new); if any is not, nothing is
+        stored and every bad line is listed.
+
+        \b
+        Example:
+          tute import builtin.jsonl.gz --store other.sqlite
+        """
+        with open_store(store_path, must_exist=False) as store:
+            try:
+                n = import_file(file, store, tournament)
+            except ArchiveError as exc:
+                for problem in exc.problems[1:10]:  # the first in the error line below
+                    click.echo(problem, err=True)
+                if len(exc.problems) > 10:
+                    click.echo(f"... and {len(exc.problems) - 10} more", err=True)
+                fail(exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
+                                        if len(exc.problems) > 1 else " (nothing imported)"))
+        click.echo(f"imported {n} games into {store.path}")

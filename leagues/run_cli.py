@@ -1,0 +1,125 @@
+"""``tute run`` and ``tute leaderboard``: thin commands over config, runner, store and leaderboard."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from .config import ConfigError, load_config
+from .leaderboard import FORMATS, head_to_head, pick_tournament, render, standings, stored_setup
+from .runner import Interrupted, RunError, run_tournament
+from .store import Store, StoreError
+
+
+def _user_error(message: str) -> NoReturn:
+    from .cli import UserError  # imported here: leagues.cli imports this module while it loads
+
+    raise UserError(message)
+
+
+def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str | None = None,
+                 matrix: bool = False) -> None:
+    teams, _, _ = stored_setup(store, tournament)
+    labels = [variant] if variant else [None, *teams] if len(teams) > 1 else [None]
+    for i, label in enumerate(labels):
+        table = standings(store, tournament, label)
+        h2h = head_to_head(store.games(tournament, variant=label), teams) if matrix else None
+        title = f"{tournament}: " + (f"variant {label}" if label else
+                                     "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
+        if i and fmt not in ("json", "csv"):
+            click.echo()
+        click.echo(render(table, fmt, title=title, h2h=h2h))
+        if fmt in ("json", "csv") and variant is None:
+            break  # machine formats: one table (the pooled one); ask --variant for the others
+
+
+def register(cli: click.Group) -> None:
+    """Attach ``run`` and ``leaderboard`` to the ``tute`` group."""
+
+    @cli.command()
+    @click.argument("tournament_toml", default="tournament.toml", required=False,
+                    type=click.Path(dir_okay=False))
+    @click.option("--workers", "-j", type=click.IntRange(1), default=None,
+                  help="Worker processes (default: the config's workers, else one per CPU).")
+    @click.option("--new", "--restart", "new", is_flag=True,
+                  help="Delete this tournament's stored games and start it again.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+    @click.option("--matrix", is_flag=True, help="Also print the head-to-head matrix.")
+    def run(tournament_toml: str, workers: int | None, new: bool, quiet: bool, matrix: bool) -> None:
+        """Run (or resume) the tournament of TOURNAMENT_TOML and print its table.
+
+        Games already in the store are skipped, so after Ctrl-C or a crash the same command resumes;
+        a finished tournament just prints its table. A changed config under the same tournament name
+        is refused unless --new.
+
+        \b
+        Example:
+          tute run tournament.toml --workers 2
+          tute run tournament.toml --new --quiet
+        """
+        try:
+            cfg = load_config(tournament_toml)
+        except ConfigError as exc:
+            _user_error(str(exc))
+        old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        try:
+            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet)
+        except (RunError, StoreError) as exc:
+            _user_error(str(exc))
+        except Interrupted as exc:
+            click.echo(f"tute: {exc}", err=True)
+            sys.exit(130)
+        finally:
+            signal.signal(signal.SIGTERM, old)
+        if summary.already_finished:
+            click.echo(f"{cfg.name}: finished earlier; its table from {cfg.store}:", err=True)
+        else:
+            click.echo(f"{cfg.name}: {summary.played} games played ({summary.skipped} already stored) in "
+                       f"{summary.seconds:.1f} s, {summary.rate:.0f} games/s; store {cfg.store}, log {cfg.log}",
+                       err=True)
+        with Store(cfg.store) as store:
+            print_tables(store, cfg.name, matrix=matrix)
+
+    @cli.command()
+    @click.option("--tournament", "-t", default=None, help="Tournament name (default: the latest stored).")
+    @click.option("--variant", "-v", default=None, help="One variant's table (its label); default: all.")
+    @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="plain", show_default=True)
+    @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+                  help="The store (default: the one ./tournament.toml names).")
+    @click.option("--matrix", is_flag=True, help="Add the head-to-head score of every pair (95% interval).")
+    def leaderboard(tournament: str | None, variant: str | None, fmt: str, store_path: str | None,
+                    matrix: bool) -> None:
+        """Print a stored tournament's table: rank by conservative rating mu - 3 sigma.
+
+        \b
+        Example:
+          tute leaderboard --format github --matrix
+          tute leaderboard --store runs/builtin.sqlite --variant tute-2 --format json
+        """
+        if store_path is None:
+            if not Path("tournament.toml").is_file():
+                _user_error("--store: no store given and no ./tournament.toml to find one")
+            try:
+                cfg = load_config("tournament.toml")
+            except ConfigError as exc:
+                _user_error(str(exc))
+            path = cfg.store
+            tournament = tournament or cfg.name
+        else:
+            path = Path(store_path)
+        if not path.is_file():
+            _user_error(f"{path}: no such store (run the tournament first)")
+        try:
+            with Store(path) as store:
+                name = pick_tournament(store, tournament)
+                print_tables(store, name, fmt, variant, matrix)
+        except StoreError as exc:
+            _user_error(str(exc))

@@ -1,0 +1,421 @@
+"""Playing a tournament: a process pool plays the games, the parent alone journals them.
+
+Workers (spawn-safe: top-level functions, picklable arguments) build each player once, on first use,
+reuse it for every later game and close it when the worker exits. They return each game as JSON text,
+so the parent's share of a game is one SQLite transaction. Results never depend on the number of
+workers or the completion order: a game is a pure function of its spec (schedule.py), the store is
+keyed by game id, and ratings fold in schedule order.
+
+Resuming is skipping stored ids. Swiss rounds are paired from the results of the rounds before, so a
+round starts only when the previous one is complete; replaying the pairing from stored results gives
+the same rounds after a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import logging.handlers
+import multiprocessing
+import multiprocessing.util
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Sequence, TextIO
+
+from multiprocessing_logging import MultiProcessingHandler
+
+from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
+
+from .config import EntrantConfig, TournamentConfig, check_bot
+from .pairing import History, Round
+from .schedule import (GameSpec, round_games, round_robin_rounds, side_seats, swiss_round, unit_scores)
+from .store import EntrantRow, Store
+
+log = logging.getLogger("leagues.runner")
+
+
+class RunError(RuntimeError):
+    """A run refused before it starts (changed config, unreadable store): one line for the user."""
+
+
+class Interrupted(RuntimeError):
+    """Ctrl-C (or SIGTERM): the finished games are stored; running again resumes."""
+
+
+@dataclass
+class RunSummary:
+    tournament: str
+    total: int = 0
+    played: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    already_finished: bool = False
+    forfeits: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.played / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------------------------- players
+def create_player(entrant: EntrantConfig, time_limit_ms: int, memory_mb: int) -> Any:
+    """The one place players are built: ``arena.hosts.make_player`` (in-process, subprocess or command
+    host as the entrant's isolation says); while that module is absent, the in-process loader."""
+    try:
+        from arena.hosts import make_player
+    except ImportError:
+        from arena.loader import make_bot
+        if isinstance(entrant.bot, tuple):
+            raise RuntimeError(f"{entrant.name}: command bots need arena.hosts") from None
+        return make_bot(entrant.bot, dict(entrant.params))
+    return make_player(entrant.bot_arg, dict(entrant.params), isolation=entrant.isolation,
+                       time_limit_ms=time_limit_ms, memory_mb=memory_mb)
+
+
+class _Broken:
+    """Stands in for a bot that could not be built: every decision is a crash forfeit, so the failure
+    is scored and recorded instead of stopping the tournament."""
+
+    def __init__(self, detail: str) -> None:
+        self.detail = detail
+
+    def choose(self, view: Any) -> str:
+        raise BotFailure("crash", self.detail)
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        raise BotFailure("crash", self.detail)
+
+
+@dataclass
+class Worker:
+    """One process's players and rules; plays specs, returns (id, result JSON, record JSON)."""
+    entrants: dict[str, EntrantConfig]
+    variants: dict[str, Variant]
+    time_limit_ms: int
+    memory_mb: int
+    players: dict[tuple[str, int], Any] = field(default_factory=dict)
+
+    def player(self, name: str, copy: int) -> Any:
+        key = (name, copy)
+        p = self.players.get(key)
+        if p is None:
+            try:
+                p = create_player(self.entrants[name], self.time_limit_ms, self.memory_mb)
+                log.info("worker %d: started %s (copy %d)", os.getpid(), name, copy)
+            except Exception as exc:  # noqa: BLE001 - a bot that cannot start forfeits, it does not crash us
+                log.error("worker %d: cannot start %s: %s", os.getpid(), name, exc)
+                p = _Broken(f"cannot start: {exc}")
+            self.players[key] = p
+        return p
+
+    def play(self, spec: GameSpec) -> tuple[str, str, str]:
+        v = self.variants[spec.variant]
+        seen: dict[str, int] = {}
+        players = []
+        for name in spec.seats:  # pairs: two copies of one entrant are two separate instances
+            copy = seen.get(name, 0)
+            seen[name] = copy + 1
+            players.append(self.player(name, copy))
+        record = play_game(v, shuffled_deck(v, spec.seed), spec.dealer, players, game_id=spec.id,
+                           seed=spec.seed, names=list(spec.seats))
+        f = record.result.forfeit
+        if f is not None:
+            log.warning("%s: %s forfeits (%s): %s", spec.id, spec.seats[f.seat], f.reason, f.detail[:300])
+        return spec.id, json.dumps(record.result.to_json(), separators=(",", ":")), record.dumps()
+
+    def close(self) -> None:
+        for key, p in list(self.players.items()):
+            close = getattr(p, "close", None)
+            if close is not None:
+                try:
+                    close()
+                except Exception as exc:  # noqa: BLE001 - closing is best effort
+                    log.warning("closing %s: %s", key[0], exc)
+        self.players.clear()
+
+
+_WORKER: Worker | None = None
+_LOG_QUEUE: Any = None
+
+
+def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant], time_limit_ms: int,
+                 memory_mb: int, log_queue: Any, level: int) -> None:
+    """Pool initializer: Ctrl-C is the parent's to handle; logs go to the parent's queue."""
+    global _WORKER, _LOG_QUEUE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() must end a worker, whatever the parent set
+    root = logging.getLogger()
+    for h in list(root.handlers):  # a forked worker inherits the parent's handlers: replace them
+        root.removeHandler(h)
+    if log_queue is not None:
+        root.addHandler(logging.handlers.QueueHandler(log_queue))
+        root.setLevel(level)
+        _LOG_QUEUE = log_queue
+    _WORKER = Worker(entrants, variants, time_limit_ms, memory_mb)
+    # above the log queue's own exit finalizer (10), which would otherwise close it first
+    multiprocessing.util.Finalize(None, _close_worker, exitpriority=100)
+    log.info("worker %d ready", os.getpid())
+
+
+def _close_worker() -> None:
+    if _WORKER is not None:
+        _WORKER.close()
+        log.info("worker %d closed its players", os.getpid())
+    if _LOG_QUEUE is not None:  # flush this worker's last records before the process ends
+        _LOG_QUEUE.close()
+        _LOG_QUEUE.join_thread()
+
+
+def _play(spec: GameSpec) -> tuple[str, str, str]:
+    assert _WORKER is not None
+    return _WORKER.play(spec)
+
+
+class Executor:
+    """Games in, finished games out (any order), from a pool of ``workers`` processes. Even one worker
+    is a process: the parent's store writes then overlap with the playing."""
+
+    def __init__(self, cfg: TournamentConfig, workers: int, log_queue: Any) -> None:
+        entrants = {e.name: e for e in cfg.entrants}
+        variants = {v.label: v.variant for v in cfg.variants}
+        self.workers = max(1, workers)
+        # the default context: the log queue was made by it, and a queue cannot cross contexts
+        ctx = multiprocessing.get_context()
+        self.pool = ctx.Pool(self.workers, initializer=_init_worker,
+                             initargs=(entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue,
+                                       logging.getLogger().level))
+
+    def run(self, specs: Sequence[GameSpec]) -> Iterator[tuple[str, str, str]]:
+        chunk = max(1, min(32, len(specs) // (self.workers * 8)))
+        yield from self.pool.imap_unordered(_play, specs, chunksize=chunk)
+
+    def close(self) -> None:
+        self.pool.close()
+        self.pool.join()
+
+    def terminate(self) -> None:
+        self.pool.terminate()
+        self.pool.join()
+
+
+# ---------------------------------------------------------------------------------------------- progress
+class Progress:
+    """One line on stderr, redrawn at most five times a second: games done, games/s, ETA."""
+
+    def __init__(self, name: str, total: int, done: int, enabled: bool, stream: TextIO) -> None:
+        self.name, self.total, self.done, self.enabled, self.stream = name, total, done, enabled, stream
+        self.start = time.perf_counter()
+        self.played = 0
+        self.last = 0.0
+
+    def step(self) -> None:
+        self.done += 1
+        self.played += 1
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self.last < 0.2 and self.done < self.total:
+            return
+        self.last = now
+        rate = self.played / (now - self.start) if now > self.start else 0.0
+        left = max(0, self.total - self.done)
+        eta = f"{int(left / rate) // 60}:{int(left / rate) % 60:02d}" if rate > 0 else "?"
+        self.stream.write(f"\r{self.name}: {self.done}/{self.total} games  {rate:.0f} games/s  ETA {eta}   ")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# ----------------------------------------------------------------------------------------------- logging
+def _install_log(path: os.PathLike[str] | str) -> MultiProcessingHandler:
+    """The run's log file behind multiprocessing-logging's handler: the parent's records and, through
+    its queue, every worker's arrive at one thread that writes the file. (``install_mp_handler``
+    would wrap every root handler and insists on fork; the handler itself works with spawn too.)"""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fh = logging.FileHandler(path, encoding="utf-8")
+    fh.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
+    handler = MultiProcessingHandler("tute-log", sub_handler=fh)
+    root = logging.getLogger()
+    root.addHandler(handler)
+    if root.level > logging.INFO or root.level == logging.NOTSET:
+        root.setLevel(logging.INFO)
+    return handler
+
+
+def _remove_log(handler: MultiProcessingHandler, *, interrupted: bool = False) -> None:
+    """Detach and close the log. After terminate() a killed worker may have counted a record it never
+    sent, and the handler's close() would wait 5 s for it: an interrupted run waits half a second."""
+    logging.getLogger().removeHandler(handler)
+    if interrupted:
+        handler._is_closed = True
+        handler._receive_thread.join(0.5)
+        handler.sub_handler.close()
+    else:
+        handler.close()
+
+
+# ------------------------------------------------------------------------------------------------ the run
+def _entrant_rows(cfg: TournamentConfig) -> list[EntrantRow]:
+    rows = []
+    for e in cfg.entrants:
+        try:
+            version = check_bot(e.bot)
+        except Exception:  # noqa: BLE001 - validated already; the version is only informative
+            version = "?"
+        bot = json.dumps(list(e.bot)) if isinstance(e.bot, tuple) else e.bot
+        kind = "command" if isinstance(e.bot, tuple) else "module" if ":" in e.bot else "entrypoint"
+        rows.append(EntrantRow(e.name, bot, kind, version, dict(e.params)))
+    return rows
+
+
+def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
+    """Create (or, with ``new``, recreate) the tournament; refuse a changed config. True if the
+    stored tournament is already finished."""
+    row = store.tournament(cfg.name)
+    if row is not None and new:
+        store.delete_tournament(cfg.name)
+        row = None
+    if row is None:
+        store.create_tournament(cfg.name, cfg.config_hash(), cfg.identity_json(), _entrant_rows(cfg))
+        return False
+    if row.config_hash != cfg.config_hash():
+        changed = sorted(k for k in set(row.config) | set(cfg.identity())
+                         if row.config.get(k) != cfg.identity().get(k))
+        raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with a different "
+                       f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it")
+    return row.finished is not None
+
+
+def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
+                   stream: TextIO | None = None) -> RunSummary:
+    """Play (or resume) ``cfg`` into its store. Raises Interrupted on Ctrl-C, RunError before a start."""
+    stream = stream or sys.stderr
+    n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
+    summary = RunSummary(cfg.name)
+    store = Store(cfg.store)
+    try:
+        if prepare(cfg, store, new=new):
+            summary.already_finished = True
+            return summary
+        handler = _install_log(cfg.log)
+        executor: Executor | None = None
+        interrupted = False
+        started = time.perf_counter()
+        try:
+            log.info("tournament %s: %s, %d variants, %d entrants, %d workers", cfg.name, cfg.format,
+                     len(cfg.variants), len(cfg.entrants), n_workers)
+            executor = Executor(cfg, n_workers, handler.queue)
+            stored = store.stored_ids(cfg.name)
+            show = not quiet and stream.isatty()
+            if cfg.format == "round-robin":
+                _run_round_robin(cfg, store, executor, stored, summary, show, stream)
+            else:
+                _run_swiss(cfg, store, executor, stored, summary, show, stream)
+            executor.close()
+            executor = None
+            store.mark_finished(cfg.name)
+            summary.seconds = time.perf_counter() - started
+            log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
+                     summary.skipped, summary.seconds)
+        except KeyboardInterrupt:
+            interrupted = True
+            if executor is not None:
+                executor.terminate()
+                executor = None
+            log.warning("tournament %s: interrupted after %d games", cfg.name, summary.played)
+            raise Interrupted(f"interrupted: {summary.played} games stored this run in {cfg.store}; "
+                              f"run again to resume") from None
+        finally:
+            if executor is not None:
+                executor.terminate()
+            _remove_log(handler, interrupted=interrupted)
+    finally:
+        store.close()
+    return summary
+
+
+def _play_all(specs: Sequence[GameSpec], store: Store, executor: Executor, progress: Progress,
+              summary: RunSummary) -> None:
+    by_id = {s.id: s for s in specs}
+    for gid, result_json, record_json in executor.run(specs):
+        store.add_game(by_id[gid], result_json, record_json)
+        summary.played += 1
+        if '"forfeit":null' not in result_json:
+            summary.forfeits += 1
+        progress.step()
+
+
+def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+                     summary: RunSummary, show: bool, stream: TextIO) -> None:
+    specs: list[GameSpec] = []
+    for vi, vc in enumerate(cfg.variants):
+        for r, rnd in enumerate(round_robin_rounds(cfg, vi), start=1):
+            if rnd.byes:
+                store.add_byes(cfg.name, vc.label, r, rnd.byes)
+            specs.extend(round_games(cfg, vi, r, rnd))
+    specs.sort(key=lambda g: g.order)
+    todo = [s for s in specs if s.id not in stored]
+    summary.total, summary.skipped = len(specs), len(specs) - len(todo)
+    progress = Progress(cfg.name, len(specs), summary.skipped, show, stream)
+    _play_all(todo, store, executor, progress, summary)
+    progress.finish()
+
+
+def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+               summary: RunSummary, show: bool, stream: TextIO) -> None:
+    assert cfg.rounds is not None
+    histories = [History() for _ in cfg.variants]
+    progress: Progress | None = None
+    for r in range(1, cfg.rounds + 1):
+        rounds: list[tuple[int, Round, list[GameSpec]]] = []
+        for vi, vc in enumerate(cfg.variants):
+            rnd = swiss_round(cfg, vi, r, histories[vi])
+            if rnd.byes:
+                store.add_byes(cfg.name, vc.label, r, rnd.byes)
+            rounds.append((vi, rnd, round_games(cfg, vi, r, rnd)))
+        specs = sorted((s for _, _, ss in rounds for s in ss), key=lambda g: g.order)
+        if progress is None:
+            summary.total = len(specs) * cfg.rounds
+            progress = Progress(cfg.name, summary.total, 0, show, stream)
+        todo = [s for s in specs if s.id not in stored]
+        summary.skipped += len(specs) - len(todo)
+        progress.done += len(specs) - len(todo)
+        log.info("round %d: %d games (%d stored)", r, len(specs), len(specs) - len(todo))
+        _play_all(todo, store, executor, progress, summary)
+        for vi, rnd, games in rounds:
+            results = {g.id: g.result for g in store.games(cfg.name, variant=cfg.variants[vi].label, round_no=r)}
+            fold_round(cfg, vi, histories[vi], rnd, [(s, results[s.id]) for s in games])
+    if progress is not None:
+        progress.finish()
+
+
+def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
+               games: Sequence[tuple[GameSpec, GameResult]]) -> None:
+    """Add one finished round to a variant's pairing history: a table's score is the mean of its games'
+    shares; a bye scores 0.5 (an average result: sitting out neither lifts nor sinks an entrant)."""
+    vc = cfg.variants[vi]
+    per_table: dict[int, dict[str, list[float]]] = {}
+    for spec, result in sorted(games, key=lambda g: g[0].order):
+        table = per_table.setdefault(spec.table, {})
+        for u, s in unit_scores(result, spec, vc).items():
+            table.setdefault(u, []).append(s)
+        if not cfg.duplicate and len(spec.units) == 2:
+            first = spec.seats[side_seats(vc)[0][0]]
+            second = spec.units[1] if first == spec.units[0] else spec.units[0]
+            h.seat_balance[first] += 1
+            h.seat_balance[second] -= 1
+    for t in rnd.tables:
+        h.meet(t)
+    for _, table in sorted(per_table.items()):
+        for u, shares in sorted(table.items()):
+            h.scores[u] = h.scores.get(u, 0.0) + sum(shares) / len(shares)
+    for b in rnd.byes:
+        h.byes[b] += 1
+        h.scores[b] = h.scores.get(b, 0.0) + 0.5
+

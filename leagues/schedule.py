@@ -1,0 +1,133 @@
+"""From tables to games: seat rotations, duplicate deals, stable ids and seeds.
+
+A game is named by where it sits in the schedule, ``{tournament}/{variant}/r{round}/t{table}/d{deal}/s{rotation}``,
+and its deck seed is ``derive_seed(tournament seed, variant, round, table, deal)``: a hash, never a
+shared RNG, and independent of the rotation, so the rotations of one deal are the same deck order
+(**duplicate deals**: each unit plays every hand once, and luck cancels). The dealer is
+``deal % players``, fixed across rotations for the same reason. Nothing here depends on how many workers
+play the games or in which order they finish.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from arena import GameResult, derive_seed
+
+from .config import TournamentConfig, VariantConfig
+from .pairing import History, Round, balanced_rounds, circle_rounds, pair_round
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything a worker needs to play one game, and where the game sits in the schedule."""
+    id: str
+    tournament: str
+    variant: str  # the variant's label
+    variant_index: int
+    round: int
+    table: int
+    deal: int
+    rotation: int
+    seed: int
+    dealer: int
+    #: entrant name per seat
+    seats: tuple[str, ...]
+    #: the table's units in their table order (rotation 0)
+    units: tuple[str, ...]
+
+    @property
+    def order(self) -> tuple[int, int, int, int, int]:
+        """Schedule order: round, then variant, table, deal, rotation (what ratings fold in)."""
+        return self.round, self.variant_index, self.table, self.deal, self.rotation
+
+    @property
+    def block(self) -> str:
+        """The duplicate block: the games sharing this deck order."""
+        return self.id.rsplit("/", 1)[0]
+
+
+def game_id(tournament: str, variant: str, round_no: int, table: int, deal: int, rotation: int) -> str:
+    return f"{tournament}/{variant}/r{round_no}/t{table}/d{deal}/s{rotation}"
+
+
+def parse_order(gid: str) -> tuple[int, int, int, int]:
+    """(round, table, deal, rotation) from a game id."""
+    parts = gid.split("/")
+    return int(parts[-4][1:]), int(parts[-3][1:]), int(parts[-2][1:]), int(parts[-1][1:])
+
+
+def side_seats(vc: VariantConfig) -> list[tuple[int, ...]]:
+    """The seats of each side: one seat per side, or partners (0, 2) and (1, 3)."""
+    return [tuple(t) for t in vc.variant.teams]
+
+
+def table_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units: Sequence[str]) -> list[GameSpec]:
+    """The games of one table: ``deals`` deck orders, each once per rotation when duplicate (else one
+    rotation per deal, cycling, so seats still balance over the deals)."""
+    vc = cfg.variants[vi]
+    k = len(units)
+    sides = side_seats(vc)
+    out: list[GameSpec] = []
+    for d in range(cfg.deals):
+        seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
+        dealer = d % vc.variant.players
+        rotations = range(k) if cfg.duplicate else (d % k,)
+        for r in rotations:
+            seats = [""] * vc.variant.players
+            for side in range(k):
+                for s in sides[side]:
+                    seats[s] = units[(side - r) % k]
+            out.append(GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi,
+                                round_no, table, d, r, seed, dealer, tuple(seats), tuple(units)))
+    return out
+
+
+def round_games(cfg: TournamentConfig, vi: int, round_no: int, rnd: Round) -> list[GameSpec]:
+    games: list[GameSpec] = []
+    for t, units in enumerate(rnd.tables):
+        games.extend(table_games(cfg, vi, round_no, t, units))
+    return games
+
+
+def round_robin_rounds(cfg: TournamentConfig, vi: int) -> list[Round]:
+    """Two units a table: the circle method (every pair once). More: every group of ``k`` entrants
+    once, as tables of round 1, while there are at most ``max_tables`` groups; beyond that, a balanced
+    subset of ``rounds`` rounds (default ``ceil((n-1)/(k-1))``, the fewest in which each entrant could
+    meet all others) from the repeat-minimising partition."""
+    names = sorted(e.name for e in cfg.entrants)
+    k = cfg.variants[vi].sides
+    if k == 2:
+        return circle_rounds(names)
+    if math.comb(len(names), k) <= cfg.max_tables:
+        return [Round(tuple(itertools.combinations(names, k)), ())]
+    rounds = cfg.rounds or math.ceil((len(names) - 1) / (k - 1))
+    return balanced_rounds(names, k, rounds, derive_seed(cfg.seed, cfg.variants[vi].label, "balanced"))
+
+
+def round_robin_games(cfg: TournamentConfig) -> list[GameSpec]:
+    games: list[GameSpec] = []
+    for vi in range(len(cfg.variants)):
+        for r, rnd in enumerate(round_robin_rounds(cfg, vi), start=1):
+            games.extend(round_games(cfg, vi, r, rnd))
+    return sorted(games, key=lambda g: g.order)
+
+
+def unit_scores(result: GameResult, spec: GameSpec, vc: VariantConfig) -> dict[str, float]:
+    """Each unit's share of the game: units beaten plus half the units tied, over ``k - 1``."""
+    sides = side_seats(vc)
+    rank = {spec.seats[seats[0]]: result.ranks[seats[0]] for seats in sides}
+    k = len(rank)
+    return {u: (sum(1 for v in rank if v != u and rank[v] > ru) + 0.5 * sum(1 for v in rank if v != u and rank[v] == ru))
+            / (k - 1) for u, ru in rank.items()}
+
+
+def swiss_round(cfg: TournamentConfig, vi: int, round_no: int, h: History) -> Round:
+    names = [e.name for e in cfg.entrants]
+    assert cfg.rounds is not None
+    return pair_round(names, cfg.variants[vi].sides, h, seed=derive_seed(cfg.seed, cfg.variants[vi].label),
+                      round_no=round_no, rounds_left=cfg.rounds - round_no + 1)
+

@@ -1,0 +1,266 @@
+"""The tournament store: one SQLite file (WAL), the journal of everything played.
+
+There is no other state file: a run resumes by reading which game ids are stored, and every table or
+rating is a fold over the stored results. Only the parent process writes, one transaction per finished
+game, so a crash loses at most the games still in flight and never leaves half a game.
+
+Games carry no secondary index and no per-seat table, because every index is paid on each of the
+many small write transactions; ``games(entrant=...)`` reads the seats JSON with ``json_each`` instead.
+The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the surface later commands
+(games, replay, verify, export, import) build on.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from arena import GameRecord, GameResult
+
+from .schedule import GameSpec
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    name TEXT PRIMARY KEY,
+    config_hash TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS entrants (
+    tournament TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    bot TEXT NOT NULL,          -- entry point, module:Class, or the command as a JSON array
+    plugin TEXT NOT NULL,       -- what it resolved to (distribution / module / command)
+    version TEXT NOT NULL,
+    params TEXT NOT NULL,       -- JSON object
+    PRIMARY KEY (tournament, name)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,        -- {tournament}/{variant}/r{round}/t{table}/d{deal}/s{rotation}
+    tournament TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    variant TEXT NOT NULL,
+    variant_index INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    tbl INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    seats TEXT NOT NULL,        -- JSON array: entrant per seat
+    units TEXT NOT NULL,        -- JSON array: the table's entrants in table order
+    seed INTEGER NOT NULL,      -- deck seed (shared by the rotations of a deal)
+    dealer INTEGER NOT NULL,
+    status TEXT NOT NULL,       -- done
+    result TEXT NOT NULL,       -- JSON, GameResult.to_json()
+    record TEXT NOT NULL,       -- JSON, the full game record (tute-arena/1)
+    finished REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS byes (
+    tournament TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
+    variant TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    entrant TEXT NOT NULL,
+    PRIMARY KEY (tournament, variant, round, entrant)
+);
+"""
+
+
+@dataclass(frozen=True)
+class TournamentRow:
+    name: str
+    config_hash: str
+    config: dict[str, Any]
+    created: float
+    finished: float | None
+
+
+@dataclass(frozen=True)
+class EntrantRow:
+    name: str
+    bot: str
+    plugin: str
+    version: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game without its record (``Store.record`` reads that)."""
+    id: str
+    tournament: str
+    variant: str
+    variant_index: int
+    round: int
+    table: int
+    deal: int
+    rotation: int
+    seats: tuple[str, ...]
+    units: tuple[str, ...]
+    seed: int
+    dealer: int
+    status: str
+    result: GameResult
+
+    @property
+    def order(self) -> tuple[int, int, int, int, int]:
+        return self.round, self.variant_index, self.table, self.deal, self.rotation
+
+    @property
+    def block(self) -> str:
+        return self.id.rsplit("/", 1)[0]
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or does not hold what was asked for."""
+
+
+class Store:
+    """One SQLite file. Open it, use it, ``close()`` it (or use ``with``)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(self.path), isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            # no fsync per commit (a killed process loses nothing committed); checkpoints rarely
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA wal_autocheckpoint=10000")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"{self.path}: cannot open the store: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------------------- tournaments
+    def tournament(self, name: str) -> TournamentRow | None:
+        row = self.db.execute("SELECT name, config_hash, config_json, created, finished FROM tournaments "
+                              "WHERE name = ?", (name,)).fetchone()
+        return None if row is None else TournamentRow(row[0], row[1], json.loads(row[2]), row[3], row[4])
+
+    def tournaments(self) -> list[TournamentRow]:
+        rows = self.db.execute("SELECT name, config_hash, config_json, created, finished FROM tournaments "
+                               "ORDER BY created").fetchall()
+        return [TournamentRow(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def create_tournament(self, name: str, config_hash: str, config_json: str,
+                          entrants: Iterable[EntrantRow]) -> None:
+        with self._tx():
+            self.db.execute("INSERT INTO tournaments (name, config_hash, config_json, created) VALUES (?, ?, ?, ?)",
+                            (name, config_hash, config_json, time.time()))
+            self.db.executemany(
+                "INSERT INTO entrants (tournament, name, bot, plugin, version, params) VALUES (?, ?, ?, ?, ?, ?)",
+                [(name, e.name, e.bot, e.plugin, e.version, json.dumps(e.params, sort_keys=True)) for e in entrants])
+
+    def delete_tournament(self, name: str) -> None:
+        with self._tx():
+            for table in ("games", "byes", "entrants"):
+                self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
+            self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
+
+    def mark_finished(self, name: str) -> None:
+        with self._tx():
+            self.db.execute("UPDATE tournaments SET finished = ? WHERE name = ? AND finished IS NULL",
+                            (time.time(), name))
+
+    def entrants(self, tournament: str) -> list[EntrantRow]:
+        rows = self.db.execute("SELECT name, bot, plugin, version, params FROM entrants WHERE tournament = ? "
+                               "ORDER BY rowid", (tournament,)).fetchall()
+        return [EntrantRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    # ----------------------------------------------------------------------------------- games
+    def stored_ids(self, tournament: str) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT id FROM games WHERE tournament = ?", (tournament,))}
+
+    def has_game(self, game_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None
+
+    def add_game(self, spec: GameSpec, result_json: str, record_json: str) -> bool:
+        """Store one finished game in its own transaction; False if the id was already stored."""
+        with self._tx():
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO games (id, tournament, variant, variant_index, round, tbl, deal, rotation, "
+                "seats, units, seed, dealer, status, result, record, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)",
+                (spec.id, spec.tournament, spec.variant, spec.variant_index, spec.round, spec.table, spec.deal,
+                 spec.rotation, json.dumps(list(spec.seats)), json.dumps(list(spec.units)), spec.seed, spec.dealer,
+                 result_json, record_json, time.time()))
+        return cur.rowcount == 1
+
+    def add_byes(self, tournament: str, variant: str, round_no: int, names: Sequence[str]) -> None:
+        with self._tx():
+            self.db.executemany("INSERT OR IGNORE INTO byes (tournament, variant, round, entrant) VALUES (?, ?, ?, ?)",
+                                [(tournament, variant, round_no, n) for n in names])
+
+    def byes(self, tournament: str, variant: str | None = None) -> list[tuple[str, int, str]]:
+        """(variant, round, entrant) of every bye, in round order."""
+        sql = "SELECT variant, round, entrant FROM byes WHERE tournament = ?"
+        args: list[Any] = [tournament]
+        if variant is not None:
+            sql += " AND variant = ?"
+            args.append(variant)
+        return [tuple(r) for r in self.db.execute(sql + " ORDER BY round, variant, entrant", args)]  # type: ignore[misc]
+
+    def games(self, tournament: str | None = None, *, variant: str | None = None,
+              entrant: str | None = None, round_no: int | None = None) -> list[GameRow]:
+        """Stored games in schedule order (round, variant, table, deal, rotation), filtered."""
+        sql = ("SELECT id, tournament, variant, variant_index, round, tbl, deal, rotation, seats, units, seed, "
+               "dealer, status, result FROM games WHERE 1=1")
+        args: list[Any] = []
+        if tournament is not None:
+            sql += " AND tournament = ?"
+            args.append(tournament)
+        if variant is not None:
+            sql += " AND variant = ?"
+            args.append(variant)
+        if round_no is not None:
+            sql += " AND round = ?"
+            args.append(round_no)
+        if entrant is not None:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)"
+            args.append(entrant)
+        rows = [GameRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(json.loads(r[8])),
+                        tuple(json.loads(r[9])), r[10], r[11], r[12], GameResult.from_json(json.loads(r[13])))
+                for r in self.db.execute(sql, args)]
+        # sorted here rather than by an index: one index less to update per stored game
+        rows.sort(key=lambda g: (g.tournament, g.order))
+        return rows
+
+    def record(self, game_id: str) -> GameRecord:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no game {game_id!r}")
+        return GameRecord.loads(row[0])
+
+    def record_json(self, game_id: str) -> str:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no game {game_id!r}")
+        return str(row[0])
+
+    def _tx(self) -> "_Transaction":
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error: one unit of the journal."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,0 +1,53 @@
+"""Small bots for the league tests (importable as ``league_bots:Class`` with tests/ on the path)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena import PlayerView, parse_card
+from arena.cards import POINTS, STRENGTH, SUIT
+
+
+def _cost(c: int) -> tuple[int, int]:
+    return POINTS[c], STRENGTH[c]
+
+
+def _beats(c: int, best: int, trump: int) -> bool:
+    if SUIT[c] == SUIT[best]:
+        return STRENGTH[c] > STRENGTH[best]
+    return SUIT[c] == trump
+
+
+class CheapWinBot:
+    """Honest and simple, yet clearly better than random: declares whatever it can, wins a trick with
+    its cheapest winning card, otherwise throws its cheapest card, and leads low outside trumps."""
+
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def choose(self, view: PlayerView) -> str:
+        legal = view.legal
+        for prefix in ("tute", "sing", "exchange"):
+            for a in legal:
+                if a.startswith(prefix):
+                    return a
+        plays = {parse_card(a.split()[1]): a for a in legal if a.startswith("play")}
+        if not plays:
+            return legal[0]
+        cards = list(plays)
+        if not view.trick:
+            plain = [c for c in cards if SUIT[c] != view.trump] or cards
+            return plays[min(plain, key=_cost)]
+        best = view.trick[0]
+        for c in view.trick[1:]:
+            if _beats(c, best, view.trump):
+                best = c
+        winners = [c for c in cards if _beats(c, best, view.trump)]
+        return plays[min(winners or cards, key=_cost)]
+
+
+class CrashBot:
+    """Raises on every decision: each of its games is a crash forfeit."""
+
+    def choose(self, view: PlayerView) -> str:
+        raise RuntimeError("boom")

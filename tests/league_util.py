@@ -1,0 +1,44 @@
+"""Helpers for the league tests: small tournament configs written to a temporary folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent
+
+
+def toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(v)
+
+
+def config_text(*, variants: list[dict[str, Any]] | None = None, entrants: list[dict[str, Any]] | None = None,
+                **top: Any) -> str:
+    base: dict[str, Any] = {"name": "t", "seed": 7, "format": "round-robin", "deals": 2, "store": "store.sqlite"}
+    base.update(top)
+    lines = [f"{k} = {toml_value(v)}" for k, v in base.items() if v is not None]
+    for v in variants if variants is not None else [{"name": "tute-2"}]:
+        lines.append("[[variants]]")
+        lines += [f"{k} = {toml_value(x)}" for k, x in v.items()]
+    for e in entrants if entrants is not None else [{"name": "a", "bot": "random", "params": {"seed": 1}},
+                                                    {"name": "b", "bot": "random", "params": {"seed": 2}}]:
+        lines.append("[[entrants]]")
+        lines += [f"{k} = {toml_value(x)}" for k, x in e.items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_config(folder: Path, filename: str = "tournament.toml", **kw: Any) -> Path:
+    path = folder / filename
+    path.write_text(config_text(**kw), encoding="utf-8")
+    return path

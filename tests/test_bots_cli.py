@@ -1,0 +1,124 @@
+"""``tute bots`` and ``tute play`` with every kind of bot, and a scaffolded plugin from `tute bots new`
+to `pip install -e`, `tute bots list`, `tute bots check` and a game."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from leagues.cli import cli
+from leagues.compliance import check_bot
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
+
+
+def _tute(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The real command in a fresh interpreter (so newly installed entry points and paths are seen)."""
+    return subprocess.run([sys.executable, "-m", "leagues.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def test_bots_list_shows_builtins() -> None:
+    res = CliRunner().invoke(cli, ["bots", "list"])
+    assert res.exit_code == 0
+    lines = {line.split()[0]: line for line in res.output.splitlines()[2:]}
+    assert "tute-arena" in lines["greedy"] and "bots.greedy:GreedyBot" in lines["greedy"]
+    assert "random" in lines
+    res = CliRunner().invoke(cli, ["bots", "list", "--json"])
+    rows = [json.loads(x) for x in res.output.splitlines()]
+    assert {"name": "random", "target": "bots.random_bot:RandomBot", "origin": "tute-arena"}.items() <= rows[-1].items()
+
+
+def test_bots_check_passes_greedy_and_the_example() -> None:
+    res = CliRunner().invoke(cli, ["bots", "check", "greedy", "--deals", "50"])
+    assert res.exit_code == 0, res.output
+    assert "PASS" in res.output and "tute-4-pairs" in res.output
+    example = f"{sys.executable} {ROOT / 'examples' / 'random_bot.py'}"
+    report = check_bot(example, deals=25)
+    assert report.passed(require_reproducible=True), report
+    assert [v.variant for v in report.variants] == ["tute-2", "habanero", "tute-3", "tute-4", "tute-4-pairs"]
+    assert all(v.decisions > 0 and v.max_ms >= v.mean_ms > 0 for v in report.variants)
+
+
+@pytest.mark.parametrize("mode,reason", [("illegal", "illegal"), ("hang", "timeout"), ("garbage", "protocol"),
+                                         ("exit", "crash")])
+def test_bots_check_fails_a_bad_bot(mode: str, reason: str) -> None:
+    bot = f"{sys.executable} {HOSTILE} {mode} 1"
+    res = CliRunner().invoke(cli, ["bots", "check", bot, "--deals", "5", "--variant", "tute-2",
+                                   "--time-limit", "150"])
+    assert res.exit_code == 1, res.output
+    assert "FAIL" in res.output
+    report = check_bot(bot, deals=4, variants=["tute-2"], time_limit_ms=150)
+    assert report.failures[reason] == 4 and not report.passed()
+
+
+def test_nondeterministic_bot_is_flagged() -> None:
+    report = check_bot("random", {"seed": 1}, deals=5, variants=["tute-2"])
+    assert report.reproducible  # random reseeds from the game's seed
+    code = ("import json,os,random,sys\n"
+            "rng = random.Random(os.urandom(8))\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'chaos'}), flush=True)\n"
+            "    elif m['type'] == 'act': print(json.dumps({'action': rng.choice(m['legal'])}), flush=True)\n")
+    report = check_bot([sys.executable, "-c", code], deals=6, variants=["tute-2"], repro_deals=6)
+    assert report.passed() and not report.reproducible and not report.passed(require_reproducible=True)
+
+
+@pytest.mark.parametrize("args,msg", [(["bots", "check", "no-such-bot"], "unknown bot"),
+                                      (["bots", "check", "random", "--params", "[1]"], "--params"),
+                                      (["bots", "new", "Bad Name"], "bot name"),
+                                      (["bots", "new", "random"], "already installed"),
+                                      (["play", "tute-2", "random", "./no/such/bot"], "not an executable"),
+                                      (["play", "tute-2", "random", "nosuch_mod_q:Bot"], "cannot load")])
+def test_errors_are_one_line_exit_2(args: list[str], msg: str) -> None:
+    res = _tute(*args)
+    assert res.returncode == 2, res.stderr
+    err = res.stderr.strip().splitlines()
+    assert len(err) == 1 and msg in err[0] and "Traceback" not in res.stderr
+
+
+def test_play_accepts_all_three_kinds() -> None:
+    example = f"{sys.executable} examples/random_bot.py"
+    res = _tute("play", "tute-2", "greedy", example, "-n", "30")
+    assert res.returncode == 0, res.stderr
+    assert "examples/random_bot.py" in res.stdout and "30 games" in res.stdout
+    res = _tute("play", "tute-3", "bots.greedy:GreedyBot", "random", example, "-n", "10")
+    assert res.returncode == 0, res.stderr
+    res = _tute("play", "tute-2", "random", f"{sys.executable} {HOSTILE} illegal", "-n", "4")
+    assert res.returncode == 0
+    rows = [line.split() for line in res.stdout.splitlines() if line.strip().startswith("1 ")]
+    assert rows and rows[0][-1] == "4"  # 4 forfeits for the hostile seat
+
+
+def test_scaffolded_plugin_installs_lists_checks_and_plays(tmp_path: Path) -> None:
+    target = tmp_path / "tute-bot-zz-scaffold"
+    res = CliRunner().invoke(cli, ["bots", "new", "zz-scaffold", str(target)])
+    assert res.exit_code == 0, res.output
+    assert (target / "pyproject.toml").is_file() and (target / "tests" / "test_bot.py").is_file()
+    res = CliRunner().invoke(cli, ["bots", "new", "zz-scaffold2", str(target)])
+    assert res.exit_code == 2 and "not empty" in res.output
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    inst = subprocess.run(pip + ["install", "--no-deps", "--no-build-isolation", "-e", str(target)],
+                          capture_output=True, text=True, timeout=180)
+    assert inst.returncode == 0, inst.stderr
+    try:
+        listed = _tute("bots", "list")
+        assert "zz-scaffold" in listed.stdout and "tute-bot-zz-scaffold" in listed.stdout
+        checked = _tute("bots", "check", "zz-scaffold", "--deals", "25", "--require-reproducible")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert "subprocess plugin" in checked.stdout  # third-party code is isolated by default
+        played = _tute("play", "tute-4-pairs", "zz-scaffold", "random", "-n", "10")
+        assert played.returncode == 0 and "zz-scaffold" in played.stdout
+        own = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target / "tests")],
+                             capture_output=True, text=True, timeout=120, cwd=target)
+        assert own.returncode == 0, own.stdout + own.stderr
+    finally:
+        subprocess.run(pip + ["uninstall", "-y", "tute-bot-zz-scaffold"], capture_output=True, timeout=120)
+    assert "zz-scaffold" not in _tute("bots", "list").stdout

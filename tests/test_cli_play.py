@@ -1,0 +1,79 @@
+"""`tute variants` and `tute play`: what a user sees, and the records it writes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import GameRecord, replay
+
+RECORD_KEYS = {"format", "id", "variant", "options", "seed", "dealer", "seats", "teams", "deck", "hands", "stock",
+               "trump_card", "actions", "result"}
+RESULT_KEYS = {"points", "ranks", "winner", "tute", "forfeit", "reason"}
+
+
+def tute(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "leagues.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_variants_lists_every_preset_with_its_options() -> None:
+    out = tute("variants")
+    assert out.returncode == 0
+    for name in ("tute-2", "habanero", "tute-3", "tute-4", "tute-4-pairs"):
+        assert f"{name}:" in out.stdout
+    assert "undertrump_required" in out.stdout and "tute_mode" in out.stdout
+
+
+def test_play_writes_records_in_the_design_format_and_they_replay(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    out = tute("play", "tute-2", "random", "random", "--games", "30", "--seed", "4", "--records", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "games/s" in out.stdout and "points/deal" in out.stdout
+    lines = path.read_text().splitlines()
+    assert len(lines) == 30
+    dealers = []
+    for line in lines:
+        data = json.loads(line)
+        assert set(data) == RECORD_KEYS and set(data["result"]) == RESULT_KEYS
+        assert data["format"] == "tute-arena/1" and data["variant"] == "tute-2"
+        assert len(data["deck"]) == 40 and len(data["stock"]) == 27 and len(data["hands"][0]) == 6
+        dealers.append(data["dealer"])
+        replay(GameRecord.from_json(data))
+    assert dealers[:4] == [0, 1, 0, 1]  # the dealer rotates
+    again = tmp_path / "again.jsonl"
+    tute("play", "tute-2", "random", "random", "--games", "30", "--seed", "4", "--records", str(again))
+    assert again.read_text() == path.read_text()  # same seed, same games
+
+
+def test_play_summary_counts_add_up() -> None:
+    out = tute("play", "tute-4", "random", "random", "random", "random", "-n", "40", "-s", "2")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines() if line.strip()[:1].isdigit() and "random" in line]
+    assert len(rows) == 4
+    for row in rows:
+        wins, draws, losses = int(row[2]), int(row[3]), int(row[4])
+        assert wins + draws + losses == 40
+
+
+def test_pairs_accept_one_bot_per_side_and_options() -> None:
+    out = tute("play", "tute-4-pairs", "random", "random", "-n", "10", "-o", "partner_exemption=true")
+    assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.parametrize("args,words", [
+    (("play", "tute-9", "random", "random"), "unknown variant 'tute-9'"),
+    (("play", "tute-2", "random", "nosuchbot"), "unknown bot 'nosuchbot'"),
+    (("play", "tute-2", "random"), "needs 2 bots"),
+    (("play", "tute-2", "random", "random", "-o", "hand_size=many"), "hand_size"),
+    (("play", "tute-2", "random", "random", "-o", "colour=red"), "unknown rule option"),
+    (("play", "tute-2", "random", "random", "--games", "zero"), "zero"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], words: str) -> None:
+    out = tute(*args)
+    assert out.returncode == 2
+    assert len(out.stderr.strip().splitlines()) == 1 and words in out.stderr
+    assert "Traceback" not in out.stderr

@@ -1,0 +1,101 @@
+"""tournament.toml validation: a good file becomes a frozen config; each bad one is one line naming the
+file and the key, exit 2, and no store."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from leagues.cli import main
+from leagues.config import ConfigError, load_config
+
+from league_util import TESTS, config_text, write_config
+
+ROOT = TESTS.parent
+
+
+def test_good_config(tmp_path: Path) -> None:
+    path = write_config(tmp_path, variants=[{"name": "tute-2"}, {"name": "tute-2", "label": "strict",
+                                                                  "options": {"undertrump_required": True}}])
+    cfg = load_config(path)
+    assert cfg.name == "t" and cfg.seed == 7 and cfg.duplicate is True and cfg.workers == 0
+    assert cfg.store == tmp_path / "store.sqlite"
+    assert [v.label for v in cfg.variants] == ["tute-2", "strict"]
+    assert cfg.variants[1].variant.undertrump_required is True
+    assert cfg.rating.tau == 0.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.name = "x"  # type: ignore[misc]
+    # workers and paths do not change the tournament's identity; rules and entrants do
+    assert load_config(write_config(tmp_path, "b.toml", workers=3, store="elsewhere.sqlite")).config_hash() \
+        == load_config(write_config(tmp_path, "c.toml")).config_hash()
+    assert load_config(write_config(tmp_path, "d.toml", deals=3)).config_hash() != cfg.config_hash()
+
+
+def test_repo_tournament_toml_is_valid() -> None:
+    cfg = load_config(ROOT / "tournament.toml")
+    assert len(cfg.variants) >= 2 and len(cfg.entrants) >= 2
+
+
+BAD = [
+    (dict(colour="red"), "colour: unknown key"),
+    (dict(deals="many"), "deals: expected integer, got string"),
+    (dict(duplicate=1), "duplicate: expected boolean, got integer"),
+    (dict(format="knockout"), "format: must be one of"),
+    (dict(format="swiss"), "rounds: missing"),
+    (dict(variants=[{"name": "tute-9"}]), "variants[0].name: unknown variant 'tute-9'"),
+    (dict(variants=[{"name": "tute-2", "options": {"hand_size": "six"}}]), "variants[0].options: hand_size: expected int"),
+    (dict(variants=[{"name": "tute-2", "options": {"jokers": True}}]), "variants[0].options: jokers: unknown rule option"),
+    (dict(variants=[{"name": "tute-4"}]), "variants[0].name: tute-4 needs 4 entrants"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "x"}]), "entrants[1].bot: unknown bot 'x'"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "a", "bot": "random"}]), "entrants[1].name: 'a' is used twice"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "random", "colour": 1}]),
+     "entrants[1].colour: unknown key"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "random", "isolation": "jail"}]),
+     "entrants[1].isolation: must be one of"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": ["/nonexistent/bot"]}]), "entrants[1].bot: "),
+    (dict(name="a/b"), "name: 'a/b' must be non-empty"),
+]
+
+
+@pytest.mark.parametrize("kw,message", BAD, ids=[m for _, m in BAD])
+def test_bad_config_is_one_line_exit_2_and_no_store(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    kw: dict, message: str) -> None:
+    path = write_config(tmp_path, **kw)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value), str(err.value)
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(path)])
+    assert exit_.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and str(path) in lines[0]
+    assert not (tmp_path / "store.sqlite").exists()
+    assert not (tmp_path / "store.log").exists()
+
+
+def test_syntax_error_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "broken.toml"
+    bad.write_text(config_text().replace('seed = 7', 'seed = = 7'))
+    with pytest.raises(ConfigError, match=r"broken.toml: TOML syntax error: .*line 2"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match=r"nothere.toml: no such file"):
+        load_config(tmp_path / "nothere.toml")
+    for p in (bad, tmp_path / "nothere.toml"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", str(p)])
+        assert exit_.value.code == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == [bad]
+
+
+def test_cli_subprocess_bad_config(tmp_path: Path) -> None:
+    path = write_config(tmp_path, entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "nosuchbot"}])
+    proc = subprocess.run([sys.executable, "-m", "leagues.cli", "run", str(path)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "entrants[1].bot: unknown bot 'nosuchbot'" in proc.stderr
+    assert not (tmp_path / "store.sqlite").exists()

@@ -1,0 +1,272 @@
+"""Hosts and protocol: the three kinds of player behave as one, the wire format is the view, processes
+are reused, restarted and killed as promised."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena import VARIANTS, BotFailure, GameState, get_variant, play_game, shuffled_deck
+from arena.hosts import (BotSpec, InProcessHost, SubprocessHost, is_command, make_player, plugin_command,
+                         resolve_spec)
+from arena.loader import BotLoadError
+from arena.protocol import ViewDecoder, ViewEncoder, parse_answer, ProtocolError
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+if str(HOSTILE) not in sys.path:
+    sys.path.insert(0, str(HOSTILE))
+EXAMPLE = [sys.executable, str(ROOT / "examples" / "random_bot.py")]
+
+
+def _random_states(variant_name: str, games: int = 5):
+    """Every state reached in some random games: the views a bot may be shown."""
+    import random
+
+    v = VARIANTS[variant_name]
+    rng = random.Random(variant_name)
+    for g in range(games):
+        st = GameState.new(v, shuffled_deck(v, g), g % v.players)
+        while not st.is_over:
+            yield st
+            legal = st.legal_actions()
+            st.apply(legal[rng.randrange(len(legal))])
+
+
+# ------------------------------------------------------------------------------------------ protocol
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_encoded_view_is_the_views_json_and_decodes_back(variant: str) -> None:
+    enc = ViewEncoder()
+    dec = ViewDecoder()
+    dec.new_game({"variant": variant, "options": VARIANTS[variant].options()})
+    for st in _random_states(variant):
+        view = st.view(st.current)
+        line = enc.act_message(view, 500)
+        msg = json.loads(line)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert msg["type"] == "act" and msg["time_ms"] == 500 and msg["legal"] == list(view.legal)
+        assert msg["view"] == view.to_json()
+        back = dec.view(msg["view"])
+        assert back == view
+
+
+def test_parse_answer() -> None:
+    assert parse_answer(b'{"action": "play 1o"}') == "play 1o"
+    assert parse_answer(b'{"action": 3}') == 3
+    for bad in (b"play 1o", b"[1]", b'{"move": "play 1o"}', b"\xff\xfe"):
+        with pytest.raises(ProtocolError):
+            parse_answer(bad)
+
+
+def test_arena_host_speaks_the_protocol() -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "arena.host", "random"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    v = get_variant("tute-2")
+    st = GameState.new(v, shuffled_deck(v, 1), 0)
+    view = st.view(st.current)
+    lines = [{"type": "hello", "protocol": 1},
+             {"type": "new_game", "variant": "tute-2", "options": v.options(), "seat": st.current, "seed": 1},
+             json.loads(ViewEncoder().act_message(view, 1000)), {"type": "quit"}]
+    out, err = proc.communicate("".join(json.dumps(m) + "\n" for m in lines).encode(), timeout=20)
+    replies = [json.loads(x) for x in out.decode().splitlines()]
+    assert proc.returncode == 0, err
+    assert replies[0]["type"] == "hello" and replies[0]["name"] == "random"
+    assert replies[1]["action"] in view.legal and len(replies) == 2
+
+
+def test_arena_host_reports_a_bot_it_cannot_load() -> None:
+    host = SubprocessHost(plugin_command("no_such_module_xyz:Bot"), "broken", time_limit_ms=500)
+    with pytest.raises(BotFailure) as exc:
+        host.start()
+    assert exc.value.reason == "crash" and "no_such_module_xyz" in exc.value.detail
+    host.close()
+
+
+# ------------------------------------------------------------------------------------------ factory
+def test_is_command() -> None:
+    assert is_command(["mybot"]) and is_command("./mybot") and is_command("/usr/bin/bot")
+    assert is_command("python3 bot.py --fast") and is_command("../bots/x")
+    assert not is_command("random") and not is_command("pkg.mod:Bot")
+
+
+def test_make_player_kinds() -> None:
+    p = make_player("random")
+    assert isinstance(p, InProcessHost) and p.spec.trusted and p.spec.origin == "tute-arena"
+    g = make_player("greedy", isolation="subprocess")
+    assert isinstance(g, SubprocessHost) and "subprocess plugin" in g.describe()
+    g.close()
+    m = make_player("bots.random_bot:RandomBot")
+    assert isinstance(m, SubprocessHost), "module:Class is not trusted under auto"
+    assert isinstance(make_player("bots.random_bot:RandomBot", isolation="inprocess"), InProcessHost)
+    c = make_player(EXAMPLE, isolation="inprocess")
+    assert isinstance(c, SubprocessHost) and c.spec.kind == "command", "a command is always a subprocess"
+    spec = resolve_spec("greedy", {"trump_for_points": 11})
+    assert isinstance(spec, BotSpec) and spec.target == "bots.greedy:GreedyBot" and spec.params
+
+
+@pytest.mark.parametrize("bad,msg", [("nosuchbot", "unknown bot"), ("./nope/bot", "not an executable"),
+                                     (["no-such-exe-xyz"], "not found on PATH"), ([], "empty")])
+def test_make_player_errors(bad, msg: str) -> None:
+    with pytest.raises(BotLoadError, match=msg):
+        make_player(bad)
+
+
+def test_make_player_rejects_bad_isolation() -> None:
+    with pytest.raises(BotLoadError, match="isolation"):
+        make_player("random", isolation="docker")
+
+
+def test_params_reach_an_isolated_plugin() -> None:
+    p = make_player("hostile_bot:HostileBot", {"mode": "raise", "after": 3}, time_limit_ms=2000)
+    v = get_variant("tute-2")
+    rec = play_game(v, shuffled_deck(v, 2), 0, [p, make_player("random")])
+    p.close()
+    assert rec.result.forfeit.reason == "crash"
+    assert sum(1 for s, _ in rec.actions if s == 0) >= 3  # "after" was honoured
+
+
+# ------------------------------------------------------------------------------------------ hosts
+@pytest.mark.parametrize("variant", ["tute-2", "tute-4-pairs"])
+def test_isolated_plugin_plays_exactly_like_in_process(variant: str) -> None:
+    """Same bot, same seeds, same games: the subprocess host is transparent."""
+    v = get_variant(variant)
+    n = v.players
+    results = []
+    for iso in ("inprocess", "subprocess"):
+        seats = [make_player("greedy", isolation=iso) if s % 2 == 0 else make_player("random") for s in range(n)]
+        recs = [play_game(v, shuffled_deck(v, g), g % n, seats, seed=g, names=[p.name for p in seats]).to_json()
+                for g in range(15)]
+        for p in seats:
+            p.close()
+        results.append(recs)
+    assert results[0] == results[1]
+
+
+def test_external_example_bot_plays_many_games_in_one_process() -> None:
+    p = make_player(EXAMPLE, time_limit_ms=2000)
+    v = get_variant("tute-3")
+    for g in range(20):
+        rec = play_game(v, shuffled_deck(v, g), g % 3, [p, make_player("random"), make_player("greedy")], seed=g)
+        assert rec.result.forfeit is None
+    assert p.starts == 1 and p.bot_name == "example-random"
+    pid = p.proc.pid
+    p.close()
+    assert p.proc is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_restart_after_a_crash() -> None:
+    p = make_player("hostile_bot:HostileBot", {"mode": "exit", "after": 1}, time_limit_ms=2000)
+    v = get_variant("tute-2")
+    for g in range(3):
+        rec = play_game(v, shuffled_deck(v, g), 0, [p, make_player("random")])
+        assert rec.result.forfeit.reason == "crash"
+    assert p.starts == 3
+    p.close()
+
+
+def test_close_kills_a_hung_bot_and_its_children_quickly() -> None:
+    code = ("import json,subprocess,sys,time\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            "print(child.pid, file=sys.stderr, flush=True)\n"
+            "sys.stdin.readline(); print(json.dumps({'type':'hello','name':'h'}), flush=True)\n"
+            "time.sleep(600)\n")
+    p = SubprocessHost([sys.executable, "-c", code], "hung", time_limit_ms=200)
+    p.start()
+    pid = p.proc.pid
+    t = time.monotonic()
+    p.close()
+    assert time.monotonic() - t < 2
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    # the grandchild was in the bot's process group: gone too (a zombie awaiting its reaper is gone)
+    def alive_in_group() -> list[str]:
+        out = subprocess.run(["pgrep", "-g", str(pid)], capture_output=True, text=True).stdout.split()
+        alive = []
+        for q in out:
+            try:
+                state = Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if state != "Z":
+                alive.append(q)
+        return alive
+
+    for _ in range(40):
+        if not alive_in_group():
+            break
+        time.sleep(0.05)
+    assert not alive_in_group()
+
+
+def test_time_limit_is_configurable() -> None:
+    v = get_variant("tute-2")
+    slow = {"mode": "sleep", "sleep_s": 0.3, "once": True, "after": 1}
+    ok = make_player("hostile_bot:HostileBot", slow, time_limit_ms=1500)
+    rec = play_game(v, shuffled_deck(v, 4), 0, [ok, make_player("random")])
+    ok.close()
+    assert rec.result.forfeit is None
+    tight = make_player("hostile_bot:HostileBot", slow, time_limit_ms=100)
+    rec = play_game(v, shuffled_deck(v, 4), 0, [tight, make_player("random")])
+    tight.close()
+    assert rec.result.forfeit.reason == "timeout"
+
+
+def test_new_game_failure_is_a_crash_forfeit() -> None:
+    code = ("import json,sys\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m['type'] == 'hello': print(json.dumps({'type':'hello','name':'x'}), flush=True)\n"
+            "    if m['type'] == 'new_game': sys.exit(4)\n")
+    p = SubprocessHost([sys.executable, "-c", code], "dies-at-new-game", time_limit_ms=500)
+    v = get_variant("tute-2")
+    rec = play_game(v, shuffled_deck(v, 4), 0, [p, make_player("random")])
+    p.close()
+    assert rec.result.forfeit.seat == 0 and rec.result.forfeit.reason == "crash"
+
+
+def test_bot_dies_with_a_referee_killed_by_sigkill() -> None:
+    """No orphans: a hung bot goes when its referee is killed without a chance to clean up."""
+    code = ("import os, sys\n"
+            "from arena.hosts import SubprocessHost\n"
+            "h = SubprocessHost([sys.executable, '-c', 'import json,sys,time; sys.stdin.readline(); '\n"
+            "                    'print(json.dumps({\"type\": \"hello\"}), flush=True); time.sleep(600)'], 'orphan')\n"
+            "h.start()\n"
+            "print(h.proc.pid, flush=True)\n"
+            "os._exit(0)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, cwd=ROOT)
+    pid = int(out.stdout.split()[0])
+    for _ in range(100):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, 9)
+        raise AssertionError("the bot outlived its referee")
+
+
+def test_pickle_codec_round_trips_views_across_deals() -> None:
+    """The plugin codec (deltas of tricks, rules sent on change) rebuilds every view exactly, across
+    deals that repeat one another (duplicate deals) and a change of rules."""
+    from arena.protocol import PickleDecoder, PickleEncoder
+    import pickle
+
+    enc, dec = PickleEncoder(), PickleDecoder()
+    for variant in ("tute-2", "tute-2", "tute-4-pairs", "tute-2"):
+        for st in _random_states(variant, games=2):
+            view = st.view(st.current)
+            data = enc.act_message(view, 100)
+            assert dec.view(pickle.loads(data[4:])) == view
+        enc, dec = PickleEncoder(), PickleDecoder()  # what SubprocessHost.new_game and arena.host do
+        dec.new_game({"variant": variant, "options": VARIANTS[variant].options()})

@@ -1,0 +1,83 @@
+"""The leaderboard: every format, the head-to-head matrix with intervals over duplicate blocks, forfeits
+counted, and the command's errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from leagues.cli import main
+from leagues.config import load_config
+from leagues.leaderboard import head_to_head, standings, stored_setup
+from leagues.runner import run_tournament
+from leagues.store import Store
+
+from league_util import TESTS, write_config
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import sys
+    sys.path.insert(0, str(TESTS))
+    folder = tmp_path_factory.mktemp("lb")
+    path = write_config(folder, deals=4, variants=[{"name": "tute-2"}, {"name": "tute-4-pairs"}], entrants=[
+        {"name": "good", "bot": "league_bots:CheapWinBot", "isolation": "inprocess"},
+        {"name": "rand", "bot": "random", "params": {"seed": 3}},
+        {"name": "crash", "bot": "league_bots:CrashBot", "isolation": "inprocess"}])
+    run_tournament(load_config(path), workers=2, quiet=True)
+    return path
+
+
+def test_counts_and_forfeits(played: Path) -> None:
+    cfg = load_config(played)
+    with Store(cfg.store) as store:
+        table = standings(store, "t")
+        by = {s.entrant: s for s in table}
+        # each entrant meets 2 others, per variant 4 deals x 2 rotations: 16 games a variant, 32 in all
+        assert all(s.games == 32 for s in table)
+        assert by["crash"].forfeits == 32 and by["crash"].losses == 32 and by["crash"].wins == 0
+        assert table[-1].entrant == "crash" and table[0].entrant == "good"
+        assert all(s.wins + s.draws + s.losses == s.games for s in table)
+        assert [s.rank for s in table] == [1, 2, 3]
+        assert [s.rating for s in table] == sorted((s.rating for s in table), reverse=True)
+        teams, _, _ = stored_setup(store, "t")
+        h2h = head_to_head(store.games("t"), teams)
+        assert h2h[("rand", "crash")].score == 1.0 and h2h[("crash", "rand")].score == 0.0
+        g = h2h[("good", "rand")]
+        assert g.blocks == 8 and 0 <= g.score <= 1 and g.half_width >= 0
+        assert h2h[("rand", "good")].score == pytest.approx(1 - g.score)
+
+
+def test_formats(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(load_config(played).store)
+    main(["leaderboard", "--store", store, "--format", "json", "--matrix"])
+    data = json.loads(capsys.readouterr().out)
+    assert [s["entrant"] for s in data["standings"]][0] == "good" and data["head_to_head"]
+    main(["leaderboard", "--store", store, "--format", "csv", "--variant", "tute-2"])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0][:3] == ["rank", "entrant", "rating"] and len(rows) == 4
+    main(["leaderboard", "--store", store, "--format", "github", "--matrix"])
+    out = capsys.readouterr().out
+    assert "| rank" in out and "±" in out and "variant tute-4-pairs" in out
+    main(["leaderboard", "--store", store, "--format", "html"])
+    assert "<table>" in capsys.readouterr().out
+    main(["leaderboard", "--store", store])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "t: all variants" and "points/deal" in out
+
+
+def test_errors(played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(load_config(played).store)
+    for args, message in [(["--store", store, "--variant", "nope"], "no variant 'nope'"),
+                          (["--store", store, "--tournament", "nope"], "no tournament 'nope'"),
+                          (["--store", str(tmp_path / "none.sqlite")], "no such store")]:
+        with pytest.raises(SystemExit) as exit_:
+            main(["leaderboard", *args])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and message in err[0]
+    assert not (tmp_path / "none.sqlite").exists()

@@ -1,0 +1,147 @@
+"""The runner: the same stored games whatever the number of workers, resuming after SIGKILL gives the
+uninterrupted result, a changed config is refused, a finished run only prints its table."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from leagues.cli import main
+from leagues.config import load_config
+from leagues.leaderboard import render, standings
+from leagues.runner import run_tournament
+from leagues.store import Store
+
+from league_util import write_config
+
+TUTE = str(Path(sys.executable).parent / "tute")
+FIVE = [{"name": f"r{i}", "bot": "random", "params": {"seed": i}} for i in range(5)]
+VARIANTS = [{"name": "tute-2"}, {"name": "tute-3"}, {"name": "tute-4-pairs"}]
+
+
+def stored(path: Path) -> dict[str, tuple[str, str, str]]:
+    db = sqlite3.connect(path)
+    try:
+        return {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT id, seats, result, record FROM games")}
+    finally:
+        db.close()
+
+
+def table_text(cfg_path: Path) -> str:
+    cfg = load_config(cfg_path)
+    with Store(cfg.store) as store:
+        return "\n".join(render(standings(store, cfg.name, v)) for v in [None, *(v.label for v in cfg.variants)])
+
+
+@pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
+def test_one_worker_or_two_store_identical_games(tmp_path: Path, fmt: str) -> None:
+    results = []
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        path = write_config(folder, format=fmt, rounds=3 if fmt == "swiss" else None, deals=2,
+                            variants=VARIANTS, entrants=FIVE)
+        summary = run_tournament(load_config(path), workers=workers, quiet=True)
+        assert summary.played == summary.total > 0
+        results.append((stored(folder / "store.sqlite"), table_text(path)))
+        if workers == 2:
+            log = (folder / "store.log").read_text()
+            assert "ForkPoolWorker" in log or "SpawnPoolWorker" in log, "worker logs reach the one log file"
+            assert log.count("closed its players") == 2
+    assert results[0] == results[1]
+    if fmt == "swiss":
+        db = sqlite3.connect(tmp_path / "w1" / "store.sqlite")
+        byes = db.execute("SELECT variant, round, entrant FROM byes ORDER BY variant, round").fetchall()
+        db.close()
+        # tute-2: 5 entrants, one bye a round, never the same entrant twice; tute-3: two sit out
+        two = [e for v, _, e in byes if v == "tute-2"]
+        assert len(two) == 3 and len(set(two)) == 3
+        assert len([e for v, _, e in byes if v == "tute-3"]) == 6
+
+
+def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    kw = dict(format="swiss", rounds=3, deals=100, workers=2, variants=[{"name": "tute-2"}, {"name": "tute-3"}],
+              entrants=FIVE)
+    ref, cut = tmp_path / "ref", tmp_path / "cut"
+    ref.mkdir()
+    cut.mkdir()
+    ref_cfg, cut_cfg = write_config(ref, **kw), write_config(cut, **kw)
+    proc = subprocess.Popen([TUTE, "run", str(cut_cfg), "--quiet"], cwd=cut, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    db_path = cut / "store.sqlite"
+    deadline = time.monotonic() + 60
+    count = 0
+    while time.monotonic() < deadline:
+        if db_path.exists():
+            try:
+                db = sqlite3.connect(db_path, timeout=1)
+                count = db.execute("SELECT count(*) FROM games").fetchone()[0]
+                db.close()
+            except sqlite3.Error:
+                count = 0
+            if count >= 300:
+                break
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)  # the parent and its workers, mid-run
+    proc.wait()
+    partial = stored(db_path)
+    assert 300 <= len(partial) < 2100, "killed midway"
+    again = subprocess.run([TUTE, "run", str(cut_cfg), "--quiet"], cwd=cut, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"({len(partial)} already stored)" in again.stderr
+    full = subprocess.run([TUTE, "run", str(ref_cfg), "--quiet"], cwd=ref, capture_output=True, text=True)
+    assert full.returncode == 0, full.stderr
+    resumed, reference = stored(db_path), stored(ref / "store.sqlite")
+    assert len(reference) == 2100  # 3 rounds x (2 tables x 100 deals x 2 + 1 table x 100 deals x 3)
+    assert resumed == reference, "no game lost, none doubled, all identical"
+    assert again.stdout.replace(str(cut), "") == full.stdout.replace(str(ref), "")
+
+
+def test_changed_config_refused_new_restarts_finished_prints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_config(tmp_path, deals=1)
+    main(["run", str(path), "--quiet"])
+    out = capsys.readouterr()
+    assert "2 games played" in out.err and "rank" in out.out
+    main(["run", str(path), "--quiet"])
+    out = capsys.readouterr()
+    assert "finished earlier" in out.err and "rank" in out.out
+    write_config(tmp_path, deals=2)
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "different config (changed: deals)" in err[0] and "--new" in err[0]
+    assert len(stored(tmp_path / "store.sqlite")) == 2
+    main(["run", str(path), "--new", "--quiet"])
+    assert len(stored(tmp_path / "store.sqlite")) == 4
+
+
+def test_sigint_stops_cleanly_and_resumes(tmp_path: Path) -> None:
+    path = write_config(tmp_path, deals=400, workers=2, variants=[{"name": "tute-2"}], entrants=FIVE[:4])
+    proc = subprocess.Popen([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    db_path = tmp_path / "store.sqlite"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            db = sqlite3.connect(db_path, timeout=1)
+            n = db.execute("SELECT count(*) FROM games").fetchone()[0]
+            db.close()
+            if n >= 200:
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run again to resume" in err and "Traceback" not in err
+    again = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    assert again.returncode == 0 and len(stored(db_path)) == 6 * 400 * 2
