@@ -31,8 +31,8 @@ def test_bots_list_shows_builtins() -> None:
     assert "tute-arena" in lines["greedy"] and "bots.greedy:GreedyBot" in lines["greedy"]
     assert "random" in lines
     res = CliRunner().invoke(cli, ["bots", "list", "--json"])
-    rows = [json.loads(x) for x in res.output.splitlines()]
-    assert {"name": "random", "target": "bots.random_bot:RandomBot", "origin": "tute-arena"}.items() <= rows[-1].items()
+    rows = {r["name"]: r for r in (json.loads(x) for x in res.output.splitlines())}
+    assert {"name": "random", "target": "bots.random_bot:RandomBot", "origin": "tute-arena"}.items() <= rows["random"].items()
 
 
 def test_bots_check_passes_greedy_and_the_example() -> None:
