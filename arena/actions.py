@@ -1,6 +1,7 @@
 """Actions are plain strings in the notation of RULES.md: ``play 1o``, ``sing c``, ``tute 12``,
 ``exchange 7o``, ``pass``. Strings cost nothing to send over the protocol, compare and hash fast, and
 read like the game; the referee maps each one to a small int code once, through a table.
+The auction (subastado) adds ``bid 75`` and ``trump o``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,19 @@ TUTE_TEXT = {12: "tute 12", 11: "tute 11"}
 #: exchange by the card given up: the 7 or the 2 of trumps.
 EXCHANGE_TEXT: tuple[str, ...] = tuple(f"exchange {n}" for n in NAMES)
 
-# Codes: 0-39 play a card; 40-43 sing a suit; 44 tute of kings, 45 of knights; 46-85 exchange a card; 86 pass.
+TRUMP_TEXT: tuple[str, ...] = tuple(f"trump {s}" for s in SUITS)
+MAX_BID = 300
+BID_TEXT: tuple[str, ...] = tuple(f"bid {n}" for n in range(MAX_BID + 1))
+
+# Codes: 0-39 play a card; 40-43 sing a suit; 44 tute of kings, 45 of knights; 46-85 exchange a card; 86 pass;
+# 87-90 name trump; 91 + N bid N.
 SING0 = NUM_CARDS
 TUTE12 = SING0 + 4
 TUTE11 = TUTE12 + 1
 EXCH0 = TUTE11 + 1
 PASS_CODE = EXCH0 + NUM_CARDS
+TRUMP0 = PASS_CODE + 1
+BID0 = TRUMP0 + 4
 
 CODE: dict[str, int] = {}
 for _c, _t in enumerate(PLAY_TEXT):
@@ -31,6 +39,11 @@ CODE[TUTE_TEXT[11]] = TUTE11
 for _c, _t in enumerate(EXCHANGE_TEXT):
     CODE[_t] = EXCH0 + _c
 CODE[PASS] = PASS_CODE
+for _s, _t in enumerate(TRUMP_TEXT):
+    CODE[_t] = TRUMP0 + _s
+for _n, _t in enumerate(BID_TEXT):
+    if _n:
+        CODE[_t] = BID0 + _n
 
 
 _HALVES: tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]] = ({}, {})

@@ -408,6 +408,19 @@ def build_world(k: Knowledge, hands: list[int], pile: list[int]) -> "GameState":
     o._team = tmpl._team
     o._partner = tmpl._partner
     o._total_tricks = tmpl._total_tricks
+    # the auction and cabrón fields: public, so straight from the view; rule switches from the template
+    o.k = tmpl.k
+    o._pair_rule = tmpl._pair_rule
+    o._loose_duty = tmpl._loose_duty
+    o.sit_out = view.sit_out
+    o.bids = view.bids
+    o.declarer = view.declarer
+    o.contract = view.contract
+    o.pair_tricks = view.pair_tricks
+    o.passed = sum(1 << s for s, b in view.bids if b == 0)
+    o._singers = tmpl._singers
+    if v.cantes and v.trump_rule == "auction" and view.phase not in ("auction", "trump") and view.declarer >= 0:
+        o._singers = sum(1 << s for s in v.teams[tmpl._team[view.declarer]])
     o._exchange_bits = 0
     if v.draw_pile:  # the 7 and the 2 of this deal's trump suit (the referee's layout table, per trump)
         seven, two = view.trump * 10 + 6, view.trump * 10 + 1

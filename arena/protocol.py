@@ -27,6 +27,7 @@ import struct as _struct
 from typing import Any
 
 from .cards import NAMES, SUITS
+from .state import PHASE_NAMES
 from .variants import Variant, VariantError, get_variant
 from .view import PlayerView
 
@@ -170,13 +171,21 @@ class ViewEncoder:
         face_up = _Q[view.face_up] if view.face_up >= 0 else "null"
         cantes = ",".join([f'{{"seat":{s},"suit":{_QS[su]},"points":{p}}}' for s, su, p in view.cantes])
         exchanges = ",".join([f'{{"seat":{s},"gave":{_Q[g]},"took":{_Q[t]}}}' for s, g, t in view.exchanges])
+        trump = _QS[view.trump] if view.trump >= 0 else "null"
+        trump_card = _Q[view.trump_card] if view.trump_card >= 0 else "null"
+        bids = ",".join([f'{{"seat":{st},"bid":{b or "null"}}}' for st, b in view.bids])
+        pairs = ",".join([f'{{"trick":{i},"seat":{st},"suit":{_QS[su]},"points":{p}}}'
+                          for i, st, su, p in view.pair_tricks])
+        declarer = view.declarer if view.declarer >= 0 else "null"
+        sit_out = view.sit_out if view.sit_out >= 0 else "null"
         return (f'{{"seat":{view.seat},{self._variant_json},"dealer":{view.dealer},"phase":"{view.phase}",'
                 f'"current":{view.current},"leader":{view.leader},"hand":{_cards(view.hand_cards)},'
-                f'"trump":{_QS[view.trump]},"trump_card":{_Q[view.trump_card]},"face_up":{face_up},'
+                f'"trump":{trump},"trump_card":{trump_card},"face_up":{face_up},'
                 f'"stock_left":{view.stock_left},"trick":{_cards(view.trick)},'
                 f'"tricks":{self._tricks_of(view.tricks)},"cantes":[{cantes}],"exchanges":[{exchanges}],'
                 f'"points":{_ints(view.points)},"hand_sizes":{_ints(view.hand_sizes)},'
-                f'"legal":{self.legal_json(view.legal)}}}')
+                f'"legal":{self.legal_json(view.legal)},"bids":[{bids}],"declarer":{declarer},'
+                f'"contract":{view.contract or "null"},"pair_tricks":[{pairs}],"sit_out":{sit_out}}}')
 
     def act_message(self, view: PlayerView, time_ms: int) -> bytes:
         """The ``act`` line for ``view``."""
@@ -240,8 +249,8 @@ class ViewDecoder:
         for c in d["hand"]:
             hand |= 1 << card[c]
         view.hand = hand
-        view.trump = _SUIT[d["trump"]]
-        view.trump_card = card[d["trump_card"]]
+        view.trump = _SUIT[d["trump"]] if d["trump"] is not None else -1
+        view.trump_card = card[d["trump_card"]] if d["trump_card"] is not None else -1
         fu = d["face_up"]
         view.face_up = card[fu] if fu is not None else -1
         view.stock_left = d["stock_left"]
@@ -251,6 +260,14 @@ class ViewDecoder:
         view.exchanges = tuple((e["seat"], card[e["gave"]], card[e["took"]]) for e in d["exchanges"])
         view.points = tuple(d["points"])
         view.legal = tuple(d["legal"])
+        # fields added with the auction and cabrón variants: absent from older referees' views
+        view.bids = tuple((b["seat"], b["bid"] or 0) for b in d.get("bids", ()))
+        declarer = d.get("declarer")
+        view.declarer = -1 if declarer is None else declarer
+        view.contract = d.get("contract") or 0
+        view.pair_tricks = tuple((p["trick"], p["seat"], _SUIT[p["suit"]], p["points"]) for p in d.get("pair_tricks", ()))
+        sit_out = d.get("sit_out")
+        view.sit_out = -1 if sit_out is None else sit_out
         return view
 
 
@@ -274,7 +291,7 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
 CODEC_JSON = "json"
 CODEC_PICKLE = "pickle"
 _LEN = _struct.Struct(">I")
-_PHASES = ("play", "declare", "deal_tute", "over")
+_PHASES = PHASE_NAMES
 _PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
 
 
@@ -309,7 +326,8 @@ class PickleEncoder:
             rules = (view.variant.name, view.variant.options())
         data = _pickle.dumps((time_ms, view.seat, view.dealer, _PHASE_INDEX[view.phase], view.current, view.leader,
                               view.hand, view.trump, view.trump_card, view.face_up, view.stock_left, view.trick,
-                              start, new, view.cantes, view.exchanges, view.points, view.legal, rules), 5)
+                              start, new, view.cantes, view.exchanges, view.points, view.legal, rules,
+                              view.bids, view.declarer, view.contract, view.pair_tricks, view.sit_out), 5)
         return _LEN.pack(len(data)) + data
 
 
@@ -333,7 +351,7 @@ class PickleDecoder:
         view = PlayerView.__new__(PlayerView)
         (_, view.seat, view.dealer, phase, view.current, view.leader, view.hand, view.trump, view.trump_card,
          view.face_up, view.stock_left, view.trick, start, new, view.cantes, view.exchanges, view.points,
-         view.legal, rules) = t
+         view.legal, rules, view.bids, view.declarer, view.contract, view.pair_tricks, view.sit_out) = t
         if rules is not None:
             self.variant = Variant.from_options(rules[0], rules[1])
         if self.variant is None:

@@ -39,7 +39,8 @@ class GameRecord:
     deck: list[str]
     hands: list[list[str]]
     stock: list[str]
-    trump_card: str
+    #: None when no card shows trump (subastado, cabrón)
+    trump_card: str | None
     actions: list[tuple[int, str]]
     result: GameResult
     format: str = FORMAT
@@ -57,7 +58,8 @@ class GameRecord:
             seats=list(seats) if seats else [f"seat{s}" for s in range(state.n)],
             teams=[list(t) for t in v.teams], deck=[NAMES[c] for c in state.deck],
             hands=[[NAMES[c] for c in cards_list(h)] for h in state.initial_hands],
-            stock=[NAMES[c] for c in state.stock], trump_card=NAMES[state.trump_card],
+            stock=[NAMES[c] for c in state.stock],
+            trump_card=NAMES[state.trump_card] if state.trump_card >= 0 else None,
             actions=[(s, a) for s, a in state.actions], result=state.result_)
 
     def to_json(self) -> dict[str, Any]:
@@ -90,7 +92,7 @@ class GameRecord:
                 seed=data.get("seed"), dealer=int(data["dealer"]), seats=[str(s) for s in data["seats"]],
                 teams=[list(t) for t in data["teams"]], deck=list(data["deck"]),
                 hands=[list(h) for h in data["hands"]], stock=list(data["stock"]),
-                trump_card=str(data["trump_card"]),
+                trump_card=None if data["trump_card"] is None else str(data["trump_card"]),
                 actions=[(int(s), str(a)) for s, a in data["actions"]],
                 result=GameResult.from_json(data["result"]), format=fmt,
                 extra={k: v for k, v in data.items() if k not in known})
@@ -117,7 +119,8 @@ def _start(record: GameRecord) -> GameState:
     dealt = [[NAMES[c] for c in cards_list(h)] for h in state.initial_hands]
     if [sorted(h) for h in record.hands] != [sorted(h) for h in dealt]:
         raise ReplayError(f"record {record.id!r}: hands do not match the deal of this deck")
-    if list(record.stock) != [NAMES[c] for c in state.stock] or record.trump_card != NAMES[state.trump_card]:
+    dealt_trump = NAMES[state.trump_card] if state.trump_card >= 0 else None
+    if list(record.stock) != [NAMES[c] for c in state.stock] or record.trump_card != dealt_trump:
         raise ReplayError(f"record {record.id!r}: stock or trump card does not match the deal of this deck")
     return state
 

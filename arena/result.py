@@ -23,25 +23,53 @@ class GameResult:
     points: tuple[int, ...]
     #: per seat, 0 best; partners share a rank and so does a shared place (competition ranking: 0 1 1 3)
     ranks: tuple[int, ...]
-    reason: str  # points | tute | forfeit
+    #: points | tute | forfeit; subastado: made | failed | redeal; cabrón and cabrero, the rule that named
+    #: the losers: middle | no_trick | over_points | capote | capote_after_cante
+    reason: str
     tute: dict[str, int] | None = None  # {"seat": s, "face": 12 or 11}
     forfeit: Forfeit | None = None
+    #: subastado: per seat, its side's score for the deal (+bid / -bid for the declaring side, the side's
+    #: points for a defending side); partners carry the same number, like ``ranks`` (do not sum a side)
+    score: tuple[int, ...] | None = None
+    #: subastado: {"seat": declarer, "bid": N, "trump": "o", "made": true|false|null}; null on a redeal
+    contract: dict[str, Any] | None = None
+    #: cabrón and cabrero: the seats that lost the deal (each takes a letter of C-A-B-R-O-N)
+    losers: tuple[int, ...] | None = None
+    #: cabrero with 5 or 6: the dealer, who sat the deal out (no cards, not a loser)
+    sit_out: int | None = None
 
     @property
     def winner(self) -> tuple[int, ...]:
         return tuple(s for s, r in enumerate(self.ranks) if r == 0)
 
     def to_json(self) -> dict[str, Any]:
-        return {"points": list(self.points), "ranks": list(self.ranks), "winner": list(self.winner),
-                "tute": dict(self.tute) if self.tute else None,
-                "forfeit": self.forfeit.to_json() if self.forfeit else None, "reason": self.reason}
+        """The record's ``result``. The fields of the later variants appear only when set, so the
+        classic variants' records are exactly what they were."""
+        out: dict[str, Any] = {
+            "points": list(self.points), "ranks": list(self.ranks), "winner": list(self.winner),
+            "tute": dict(self.tute) if self.tute else None,
+            "forfeit": self.forfeit.to_json() if self.forfeit else None, "reason": self.reason}
+        if self.score is not None:
+            out["score"] = list(self.score)
+        if self.contract is not None:
+            out["contract"] = dict(self.contract)
+        if self.losers is not None:
+            out["losers"] = list(self.losers)
+        if self.sit_out is not None:
+            out["sit_out"] = self.sit_out
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "GameResult":
         f = data.get("forfeit")
+        score, losers = data.get("score"), data.get("losers")
         return cls(points=tuple(data["points"]), ranks=tuple(data["ranks"]), reason=data["reason"],
                    tute=dict(data["tute"]) if data.get("tute") else None,
-                   forfeit=Forfeit(f["seat"], f["reason"], f.get("detail", "")) if f else None)
+                   forfeit=Forfeit(f["seat"], f["reason"], f.get("detail", "")) if f else None,
+                   score=tuple(score) if score is not None else None,
+                   contract=dict(data["contract"]) if data.get("contract") else None,
+                   losers=tuple(losers) if losers is not None else None,
+                   sit_out=data.get("sit_out"))
 
 
 def competition_ranks(keys: Sequence[Any]) -> list[int]:

@@ -10,8 +10,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .actions import MAX_BID
+
 TUTE_MODES = ("any_won_trick", "first_team_trick", "disabled")
 CANTES_SCOPES = ("player", "team")
+#: where trump comes from: the dealer's last card (or the turned card), an auction, or the tricks (cabrón)
+TRUMP_RULES = ("card", "auction", "pair_tricks")
+#: how a deal is decided: most points win; the contract of the auction; the deal has losers
+SCORINGS = ("points", "bid", "losers")
 
 
 class VariantError(ValueError):
@@ -43,11 +49,57 @@ class Variant:
     tute_mode: str = "any_won_trick"
     tute_from_deal: bool = True
     last_trick_bonus: int = 10
+    #: ``card``: the dealer's last card (two players: the turned card) shows trump; ``auction``: the
+    #: auction winner names it (subastado); ``pair_tricks``: none at first, a trick holding the 12 and 11
+    #: of a suit makes that suit trump from the next trick (cabrón)
+    trump_rule: str = "card"
+    #: cabrón: the only duty is to follow the led suit (no duty to beat, none to trump)
+    follow_only: bool = False
+    #: cantes (20 / 40) in hand; off in cabrón, where the pairs score in the tricks instead
+    cantes: bool = True
+    scoring: str = "points"
+    #: the auction (subastado): first bid, raise, the highest bid allowed (130 + 40 + 3 * 20: the most a
+    #: side can take)
+    bid_min: int = 60
+    bid_step: int = 5
+    bid_max: int = 230
+    #: losers scoring (cabrón, cabrero): a player who takes no trick loses instead of the middle
+    no_trick_loses: bool = True
+    #: losers scoring: a player with more than this many points (and no capote) loses instead; 0 = off
+    over_points_loses: int = 0
+    #: losers scoring: a capote by a player who had sung makes that player the loser (cabrero)
+    capote_after_cante_loses: bool = False
+    #: the dealer sits the deal out (no cards, never acts) when there are at least this many players;
+    #: 0 = never (cabrero: 5)
+    sit_out_from: int = 0
     description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not 2 <= self.players <= 4:
-            raise VariantError(f"players: {self.players} is not supported (2 to 4)")
+        if not 2 <= self.players <= 6:
+            raise VariantError(f"players: {self.players} is not supported (2 to 6)")
+        if self.sit_out_from < 0:
+            raise VariantError("sit_out_from: must not be negative")
+        if not 2 <= self.active_players <= 5 or (self.players > 4 and not self.sits_out):
+            raise VariantError(f"players: {self.players} play only when the dealer sits out (2 to 4 players "
+                               f"in each deal, or 5 or 6 with sit_out_from)")
+        if self.trump_rule not in TRUMP_RULES:
+            raise VariantError(f"trump_rule: must be one of {', '.join(TRUMP_RULES)}, not {self.trump_rule!r}")
+        if self.scoring not in SCORINGS:
+            raise VariantError(f"scoring: must be one of {', '.join(SCORINGS)}, not {self.scoring!r}")
+        if (self.trump_rule == "auction") != (self.scoring == "bid"):
+            raise VariantError("scoring: 'bid' goes with trump_rule 'auction' and only with it")
+        if self.trump_rule != "card" and self.draw_pile:
+            raise VariantError(f"trump_rule: {self.trump_rule!r} needs all cards dealt (draw_pile = false)")
+        if self.scoring == "losers" and (self.pairs or self.active_players < 3):
+            raise VariantError("scoring: 'losers' needs 3 or more players each for themselves")
+        if self.trump_rule == "auction" and not (1 <= self.bid_min <= self.bid_max <= MAX_BID
+                                                 and self.bid_step >= 1):
+            raise VariantError(f"bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= {MAX_BID} "
+                               "and bid_step >= 1")
+        if self.sits_out and self.scoring != "losers":
+            raise VariantError("sit_out_from: a dealer sitting out needs scoring 'losers' (cabrero)")
+        if self.over_points_loses < 0:
+            raise VariantError("over_points_loses: must not be negative (0 turns the rule off)")
         if self.pairs and self.players != 4:
             raise VariantError("pairs: only with 4 players")
         if self.draw_pile and self.players != 2:
@@ -61,15 +113,25 @@ class Variant:
         if self.draw_pile:
             if not 1 <= self.hand_size <= 19:
                 raise VariantError(f"hand_size: {self.hand_size} does not fit a 40-card deck for two")
-        elif self.hand_size != self.deck_size // self.players:
+        elif self.hand_size != self.deck_size // self.active_players:
             raise VariantError(f"hand_size: without a draw pile every card is dealt, so it must be "
-                               f"{self.deck_size // self.players}, not {self.hand_size}")
+                               f"{self.deck_size // self.active_players}, not {self.hand_size}")
         if self.last_trick_bonus < 0:
             raise VariantError("last_trick_bonus: must not be negative")
 
     @property
+    def sits_out(self) -> bool:
+        """The dealer sits this variant's deals out (cabrero with 5 or 6)."""
+        return 0 < self.sit_out_from <= self.players
+
+    @property
+    def active_players(self) -> int:
+        """Players holding cards in a deal: all of them, or all but the dealer."""
+        return self.players - 1 if self.sits_out else self.players
+
+    @property
     def deck_size(self) -> int:
-        return self.three_player_deck if self.players == 3 else 40
+        return self.three_player_deck if self.active_players == 3 else 40
 
     @property
     def teams(self) -> tuple[tuple[int, ...], ...]:
@@ -80,7 +142,7 @@ class Variant:
     @property
     def dead_card(self) -> bool:
         """Three players with 40 cards: the 40th card only shows trump and is never played."""
-        return not self.draw_pile and self.deck_size % self.players != 0
+        return not self.draw_pile and self.deck_size % self.active_players != 0
 
     def options(self) -> dict[str, Any]:
         """Every rule option by name (not the name or description): what a record stores."""
@@ -104,8 +166,10 @@ class Variant:
         draw = new.get("draw_pile", self.draw_pile)
         if not draw and "hand_size" not in new:
             players = new.get("players", self.players)
-            size = new.get("three_player_deck", self.three_player_deck) if players == 3 else 40
-            new["hand_size"] = size // players
+            sit = new.get("sit_out_from", self.sit_out_from)
+            active = players - 1 if 0 < sit <= players else players
+            size = new.get("three_player_deck", self.three_player_deck) if active == 3 else 40
+            new["hand_size"] = size // active if active else 0
         return dataclasses.replace(self, **new)
 
     @classmethod
@@ -131,6 +195,34 @@ VARIANTS: dict[str, Variant] = {
                 description="four players each for themselves, 10 cards each"),
         Variant("tute-4-pairs", players=4, pairs=True, draw_pile=False, hand_size=10,
                 description="four players in pairs (0+2 against 1+3), 10 cards each"),
+        Variant("subastado", players=4, pairs=True, draw_pile=False, hand_size=10, trump_rule="auction",
+                scoring="bid", tute_mode="disabled", tute_from_deal=False,
+                description="four in pairs; an auction from 60 (step 5) names the declarer, who names trump and "
+                            "leads; the declaring side scores +bid or -bid; no Tute"),
+        Variant("subastado-3", players=3, draw_pile=False, hand_size=12, trump_rule="auction", scoring="bid",
+                tute_mode="disabled", tute_from_deal=False,
+                description="three players (36 cards); the auction winner plays alone against the other two"),
+        Variant("cabron", players=3, draw_pile=False, hand_size=12, trump_rule="pair_tricks", follow_only=True,
+                cantes=False, tute_mode="disabled", tute_from_deal=False, scoring="losers",
+                over_points_loses=100,
+                description="three players (36 cards), no trump at first, only follow suit; a trick with the 12 "
+                            "and 11 of a suit scores 40 (later 20) and makes it trump; the middle loses"),
+        Variant("cabron-4", players=4, draw_pile=False, hand_size=10, trump_rule="pair_tricks", follow_only=True,
+                cantes=False, tute_mode="disabled", tute_from_deal=False, scoring="losers",
+                over_points_loses=100, description="cabrón for four (40 cards, 10 each); the two middle lose"),
+        Variant("cabrero", players=4, draw_pile=False, hand_size=10, tute_mode="disabled", tute_from_deal=False,
+                scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
+                description="four players, trump card, cantes, strict play; the middle loses (a capote after "
+                            "a cante loses); 3 to 6 players with -o players=N, the dealer sits out with 5 or 6"),
+        Variant("cabrero-3", players=3, draw_pile=False, hand_size=12, tute_mode="disabled", tute_from_deal=False,
+                scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
+                description="cabrero for three (36 cards, 12 each)"),
+        Variant("cabrero-5", players=5, draw_pile=False, hand_size=10, tute_mode="disabled", tute_from_deal=False,
+                scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
+                description="cabrero for five: the dealer sits out, four play 10 cards each"),
+        Variant("cabrero-6", players=6, draw_pile=False, hand_size=8, tute_mode="disabled", tute_from_deal=False,
+                scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
+                description="cabrero for six: the dealer sits out, five play 8 cards each"),
     )
 }
 

@@ -18,12 +18,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from .state import GameState
 
 
+_PHASES = ("play", "declare", "deal_tute", "over", "auction", "trump")
+
+
 class PlayerView:
     """One seat's knowledge at one decision. Equal views mean the seat cannot tell the states apart."""
 
     __slots__ = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
-                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal",
-                 "_knowledge")
+                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal", "bids",
+                 "declarer", "contract", "pair_tricks", "sit_out", "_knowledge")
 
     seat: int
     variant: Variant
@@ -35,8 +38,10 @@ class PlayerView:
     leader: int
     #: own hand as a card bitmask (``hand_cards`` for a list)
     hand: int
+    #: the trump suit now, -1 while there is none (subastado before the auction ends, cabrón before
+    #: the first trick holding a 12-11 pair; in cabrón it changes with each such trick)
     trump: int
-    #: the card that showed trump at the deal (public to all)
+    #: the card that showed trump at the deal (public to all), -1 when none is shown
     trump_card: int
     #: two players: the card face up under the pile now (changes on an exchange), -1 once drawn
     face_up: int
@@ -55,6 +60,16 @@ class PlayerView:
     legal: tuple[str, ...]
     #: deductions from this view (``arena.knowledge``), built on first use: ``of`` never pays for them
     _knowledge: Knowledge
+    #: the auction so far, public: (seat, bid) in order, a bid of 0 being a pass
+    bids: tuple[tuple[int, int], ...]
+    #: the last (so far highest) bidder, -1 before any bid
+    declarer: int
+    #: the highest bid so far, 0 for none
+    contract: int
+    #: cabrón: the tricks that held a 12-11 pair: (trick index, winner, suit, points); each made trump
+    pair_tricks: tuple[tuple[int, int, int, int], ...]
+    #: the seat sitting this deal out (cabrero with 5 or 6), -1 for none
+    sit_out: int
 
     @classmethod
     def of(cls, state: Any, seat: int) -> "PlayerView":
@@ -62,7 +77,7 @@ class PlayerView:
         self.seat = seat
         self.variant = state.variant
         self.dealer = state.dealer
-        self.phase = ("play", "declare", "deal_tute", "over")[state.phase]
+        self.phase = _PHASES[state.phase]
         self.current = state.current
         self.leader = state.leader
         self.hand = state.hands[seat]
@@ -76,6 +91,11 @@ class PlayerView:
         self.exchanges = state.exchanges
         self.points = tuple(state.points)
         self.legal = state.legal_actions() if state.current == seat else ()
+        self.bids = state.bids
+        self.declarer = state.declarer
+        self.contract = state.contract
+        self.pair_tricks = state.pair_tricks
+        self.sit_out = state.sit_out
         return self
 
     # -------------------------------------------------------------------------------- derived
@@ -91,11 +111,21 @@ class PlayerView:
     def hand_cards(self) -> list[int]:
         return cards_list(self.hand)
 
+    def next_seat(self, seat: int) -> int:
+        """The seat that plays after ``seat`` (skipping a seat that sits out)."""
+        n = self.variant.players
+        s = (seat + 1) % n
+        return (s + 1) % n if s == self.sit_out else s
+
     @property
     def trick_seats(self) -> list[tuple[int, int]]:
         """(seat, card) of the current trick in play order."""
-        n = self.variant.players
-        return [((self.leader + i) % n, c) for i, c in enumerate(self.trick)]
+        out = []
+        s = self.leader
+        for c in self.trick:
+            out.append((s, c))
+            s = self.next_seat(s)
+        return out
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
@@ -108,8 +138,8 @@ class PlayerView:
         else:
             draws = 0
         n = v.players
-        in_trick = {(self.leader + i) % n for i in range(len(self.trick))}
-        return tuple(v.hand_size + draws - played - (s in in_trick) for s in range(n))
+        in_trick = {s for s, _ in self.trick_seats}
+        return tuple(0 if s == self.sit_out else v.hand_size + draws - played - (s in in_trick) for s in range(n))
 
     @property
     def side_points(self) -> list[int]:
@@ -157,7 +187,8 @@ class PlayerView:
         return sample_world(self, rng, self.knowledge)
 
     _FIELDS = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
-               "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal")
+               "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal", "bids",
+               "declarer", "contract", "pair_tricks", "sit_out")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlayerView):
@@ -169,7 +200,8 @@ class PlayerView:
 
     def __repr__(self) -> str:
         return (f"PlayerView(seat={self.seat}, hand={' '.join(NAMES[c] for c in self.hand_cards)}, "
-                f"trump={SUITS[self.trump]}, trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
+                f"trump={SUITS[self.trump] if self.trump >= 0 else None}, "
+                f"trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
 
     def to_json(self) -> dict[str, Any]:
         """The view as the protocol sends it: cards in notation, seats as ints."""
@@ -177,8 +209,8 @@ class PlayerView:
             "seat": self.seat, "variant": self.variant.name, "players": self.variant.players,
             "teams": [list(t) for t in self.variant.teams], "dealer": self.dealer, "phase": self.phase,
             "current": self.current, "leader": self.leader,
-            "hand": [NAMES[c] for c in self.hand_cards], "trump": SUITS[self.trump],
-            "trump_card": NAMES[self.trump_card],
+            "hand": [NAMES[c] for c in self.hand_cards], "trump": SUITS[self.trump] if self.trump >= 0 else None,
+            "trump_card": NAMES[self.trump_card] if self.trump_card >= 0 else None,
             "face_up": NAMES[self.face_up] if self.face_up >= 0 else None,
             "stock_left": self.stock_left,
             "trick": [NAMES[c] for c in self.trick],
@@ -186,4 +218,10 @@ class PlayerView:
             "cantes": [{"seat": s, "suit": SUITS[su], "points": p} for s, su, p in self.cantes],
             "exchanges": [{"seat": s, "gave": NAMES[g], "took": NAMES[t]} for s, g, t in self.exchanges],
             "points": list(self.points), "hand_sizes": list(self.hand_sizes), "legal": list(self.legal),
+            "bids": [{"seat": s, "bid": b or None} for s, b in self.bids],
+            "declarer": self.declarer if self.declarer >= 0 else None,
+            "contract": self.contract or None,
+            "pair_tricks": [{"trick": i, "seat": s, "suit": SUITS[su], "points": p}
+                            for i, s, su, p in self.pair_tricks],
+            "sit_out": self.sit_out if self.sit_out >= 0 else None,
         }

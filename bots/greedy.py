@@ -11,7 +11,10 @@ It looks one trick ahead and no further, with the habits of a sensible club play
 - following: it wins a trick worth points with the cheapest card that surely wins it (a card of the led
   suit before a trump; a trump in the pile phase only for an ace or a three), and otherwise throws its
   lowest card (fewest points, weakest, not a trump, not half of a cante);
-- in pairs, when its partner already holds the trick safely it gives it points (cargar) instead.
+- in pairs, when its partner already holds the trick safely it gives it points (cargar) instead;
+- in cabrón, where a player over 100 points loses, it tries to lose tricks past 55 points;
+- in an auction (subastado) it bids up to a cautious estimate of what its side can take with its best
+  trump suit, and names that suit; it never bids past the estimate.
 
 It reads only ``PlayerView``'s public fields and ``arena.cards`` tables. What it remembers between
 decisions of a deal (cards seen, known voids) is rebuilt from ``view.tricks`` incrementally, so a
@@ -45,9 +48,11 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, trump_for_points: int = 10) -> None:
+    def __init__(self, trump_for_points: int = 10, cabron_stop: int = 55) -> None:
         #: in the pile phase, trump a led card only if it is worth at least this many points
         self.trump_for_points = trump_for_points
+        #: cabrón: past this many points it tries to lose tricks (over 100 loses the deal)
+        self.cabron_stop = cabron_stop
         self._tricks: tuple[Any, ...] = ()
         self._seen = 0
         self._voids: list[int] = []
@@ -76,6 +81,7 @@ class GreedyBot:
         # tricks played while the pile lasted oblige nobody to follow: they prove no void
         strict_from = (v.deck_size - v.players * v.hand_size) // 2 if v.draw_pile else 0
         trump = view.trump
+        trump_duty = trump >= 0 and not getattr(v, "follow_only", False)
         voids = self._voids
         seen = self._seen
         for i in range(n, len(tricks)):
@@ -86,7 +92,7 @@ class GreedyBot:
                 if k and SUIT[c] != led and i >= strict_from:
                     seat = (leader + k) % players
                     voids[seat] |= 1 << led
-                    if SUIT[c] != trump:
+                    if trump_duty and SUIT[c] != trump:
                         voids[seat] |= 1 << trump
         self._seen = seen
         self._tricks = tricks
@@ -95,6 +101,10 @@ class GreedyBot:
     def choose(self, view: PlayerView) -> str:
         legal = view.legal
         first = legal[0]
+        if first.startswith("bid ") or (first == "pass" and view.phase == "auction"):
+            return self._bid(view)
+        if first.startswith("trump "):
+            return "trump " + "oceb"[self._best_trump(view.hand)[0]]
         if first[0] != "p" or first == "pass":  # declarations come first in the legal list
             for a in legal:
                 if a[0] == "t":
@@ -111,8 +121,44 @@ class GreedyBot:
         if len(plays) == 1:
             return "play " + NAMES[plays[0]]
         self._update(view)
+        if getattr(view.variant, "over_points_loses", False) and view.points[view.seat] >= self.cabron_stop:
+            return "play " + NAMES[self._duck(view, plays)]
         card = self._lead(view, plays) if not view.trick else self._follow(view, plays)
         return "play " + NAMES[card]
+
+    # --------------------------------------------------------------------------- auction
+    @staticmethod
+    def _estimate(hand: int, trump: int, pairs_side: bool) -> float:
+        """What the side should take with ``trump`` as trump: a cautious guess, made to be under-bid."""
+        cards = _cards(hand)
+        value = 0.9 * sum(POINTS[c] for c in cards)
+        value += 4 * sum(1 for c in cards if SUIT[c] == trump)
+        for s in range(4):
+            if hand & _PAIR[s] == _PAIR[s]:
+                value += 40 if s == trump else 20
+        return value + (20 if pairs_side else 0)
+
+    def _best_trump(self, hand: int, pairs_side: bool = True) -> tuple[int, float]:
+        return max(((s, self._estimate(hand, s, pairs_side)) for s in range(4)), key=lambda x: (x[1], -x[0]))
+
+    def _bid(self, view: PlayerView) -> str:
+        _, value = self._best_trump(view.hand, view.variant.pairs)
+        bids = [int(a[4:]) for a in view.legal if a.startswith("bid ")]
+        affordable = [b for b in bids if b <= value]
+        return f"bid {max(affordable)}" if affordable else "pass"
+
+    @staticmethod
+    def _duck(view: PlayerView, plays: list[int]) -> int:
+        """Cabrón past the stop: lose the trick if any card does, else give the fewest points."""
+        trick = view.trick
+        if trick:
+            led = SUIT[trick[0]]
+            top = max((c for c in trick if SUIT[c] == led), key=lambda c: STRENGTH[c])
+            under = [c for c in plays if SUIT[c] != led or STRENGTH[c] < STRENGTH[top]]
+            if under:
+                return max(under, key=lambda c: (SUIT[c] != led, POINTS[c] if SUIT[c] != led else -POINTS[c],
+                                                 STRENGTH[c]))
+        return min(plays, key=lambda c: (POINTS[c], STRENGTH[c]))
 
     def _keep(self, view: PlayerView) -> int:
         """Cards worth keeping in hand: halves of cantes still to sing."""
@@ -154,7 +200,7 @@ class GreedyBot:
                 continue
             s = SUIT[c]
             if s != trump and any(voids[o] >> s & 1 for o in others) and \
-                    not all(voids[o] >> trump & 1 for o in others):
+                    trump >= 0 and not all(voids[o] >> trump & 1 for o in others):
                 continue  # an opponent would trump it
             key = (s != trump, POINTS[c], STRENGTH[c])
             if best < 0 or key > best_key:

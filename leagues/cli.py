@@ -16,6 +16,7 @@ from tabulate import tabulate
 from arena import VARIANTS, BotFailure, VariantError, derive_seed, get_variant, play_game, shuffled_deck
 from arena.hosts import make_player
 from arena.loader import BotLoadError
+from arena.matchplay import Letters
 
 
 class UserError(click.ClickException):
@@ -88,6 +89,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
       tute play tute-2 random random --games 1000 --seed 7 --records games.jsonl
       tute play tute-4-pairs greedy random -n 200
       tute play tute-2 greedy "python3 examples/random_bot.py" -n 100
+      tute play cabron random random random -n 60   (letters of C-A-B-R-O-N per seat)
     """
     try:
         v = get_variant(variant, **_parse_options(options))
@@ -115,6 +117,8 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
         except OSError as exc:
             raise UserError(f"{records}: {exc.strerror}") from None
     decisions = 0
+    letters = Letters(n) if v.scoring == "losers" else None
+    words = [0] * n
     started = time.perf_counter()
     try:
         for g in range(games):
@@ -136,6 +140,12 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
                     st["tutes"] += 1
                 if r.forfeit and r.forfeit.seat == s:
                     st["forfeits"] += 1
+            if letters is not None:
+                out_now = letters.add(r)
+                for s in out_now:  # a seat completed C-A-B-R-O-N: that match is over, the next one starts
+                    words[s] += 1
+                if out_now:
+                    letters.reset()
             if out:
                 out.write(rec.dumps() + "\n")
     finally:
@@ -147,8 +157,12 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     rows = [[s, names[s], st["wins"], st["draws"], st["losses"], f"{st['points'] / games:.1f}", st["tutes"],
              st["forfeits"]] for s, st in enumerate(stats)]
     click.echo(f"{variant}: {games} deals, seed {seed}")
-    click.echo(tabulate(rows, headers=["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes",
-                                       "forfeits"]))
+    headers = ["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
+    if letters is not None:  # cabrón, cabrero: each loss is a letter of C-A-B-R-O-N, six are out
+        for s, row in enumerate(rows):
+            row += [letters.word(s), words[s]]
+        headers += ["letters", "cabrón"]
+    click.echo(tabulate(rows, headers=headers))
     rate = games / elapsed if elapsed > 0 else float("inf")
     click.echo(f"{games} games in {elapsed:.2f} s: {rate:.0f} games/s, {decisions} decisions")
     if records:

@@ -123,7 +123,8 @@ def _play_deals(bot: str | list[str], params: dict[str, Any] | None, variant: st
                 players[s] = mine[k]
             names = [mine[0].name if s in bot_seats else "random" for s in range(n)]
             game_seed = derive_seed("check", variant, seed, d)
-            rec = play_game(v, shuffled_deck(v, game_seed), d % n, players, game_id=f"check/{variant}/{d}",
+            dealer = (d + 1 + d // n) % n  # not always the bot's seat: a dealer sits out in cabrero-5/6
+            rec = play_game(v, shuffled_deck(v, game_seed), dealer, players, game_id=f"check/{variant}/{d}",
                             seed=game_seed, names=names)
             records.append(rec)
             where.append(bot_seats)
@@ -137,7 +138,8 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
               variants: Sequence[str] | None = None, seed: int = 0, isolation: str = "auto",
               time_limit_ms: int = 1000, memory_mb: int = 1024, repro_deals: int = 5,
               progress: Callable[[str], None] | None = None) -> ComplianceReport:
-    """Play ``deals`` deals in total (split evenly over ``variants``, at least one each) and report.
+    """Play ``deals`` deals in total (split evenly over ``variants``, at least one per seat of each, so
+    the bot sits in every seat, the dealer's included) and report.
 
     Raises ``arena.loader.BotLoadError`` if the bot cannot be found at all; everything the bot does
     wrong once found is in the report.
@@ -147,13 +149,14 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
         if name not in VARIANTS:
             raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     resolve_spec(bot, params)  # an unknown bot fails here, before any deal
-    per = max(1, deals // len(names))
+    share = deals // len(names)
     reports: list[VariantReport] = []
     description = ""
     for name in names:
         if progress:
             progress(name)
         rep = VariantReport(name)
+        per = max(VARIANTS[name].players, share)
         records, where, timed, description = _play_deals(bot, params, name, range(per), seed, isolation,
                                                          time_limit_ms, memory_mb)
         times = [t for p in timed for t in p.times]

@@ -76,7 +76,14 @@ class Rater:
         return r
 
     def add(self, row: GameRow) -> None:
+        """Fold one game in. A redeal (subastado, all passed) was never played, and a seat sitting the
+        deal out (cabrero with 5 or 6) took no part: neither moves a rating."""
+        if row.result.reason == "redeal":
+            return
         teams = self.teams[row.variant]
+        out = row.result.sit_out
+        if out is not None:
+            teams = [t for t in teams if out not in t]
         names = [row.seats[t[0]] for t in teams]
         ranks = [row.result.ranks[t[0]] for t in teams]
         groups = [{n: self.rating(n)} for n in names]

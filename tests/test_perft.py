@@ -22,6 +22,10 @@ CASES = [  # variant, deal seed, random moves before counting, depth
     ("tute-3", 6, 0, 6), ("tute-3", 7, 12, 7),
     ("tute-4", 8, 0, 7), ("tute-4", 9, 16, 8),
     ("tute-4-pairs", 10, 0, 8), ("tute-4-pairs", 11, 20, 8), ("tute-4-pairs", 13, 4, 8),
+    # the later variants (added with issue #6; the counts above did not change)
+    ("subastado", 14, 0, 3), ("subastado", 15, 30, 6), ("subastado-3", 16, 25, 6),
+    ("cabron", 17, 0, 6), ("cabron", 18, 12, 7), ("cabron-4", 19, 0, 7), ("cabron-4", 20, 16, 8),
+    ("cabrero", 21, 0, 7), ("cabrero-3", 22, 9, 6), ("cabrero-5", 23, 0, 7), ("cabrero-6", 24, 10, 8),
 ]
 
 

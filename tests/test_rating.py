@@ -105,3 +105,22 @@ def test_strong_bot_above_weak_and_bit_identical_replay(tmp_path: Path, monkeypa
         again = rate(list(reversed(rows)), rc, teams, names)
         assert {n: (r.mu, r.sigma) for n, r in first.items()} == {n: (r.mu, r.sigma) for n, r in again.items()}
         assert [s.rating for s in standings(store, "t")] == [s.rating for s in table]
+
+
+def test_redeals_and_sit_outs_do_not_move_ratings() -> None:
+    from arena import GameResult
+    from leagues.rating import Rater
+    from leagues.config import RatingConfig
+    from leagues.store import GameRow
+
+    def row(i: int, result: GameResult, seats: tuple[str, ...]) -> GameRow:
+        return GameRow(f"t/v/r1/t0/d{i}/s0", "t", "v", 0, 1, 0, i, 0, seats, seats, 1, 0, "done", result)
+
+    rater = Rater(RatingConfig(), {"v": [(0,), (1,), (2,), (3,), (4,)]})
+    seats = ("a", "b", "c", "d", "e")
+    rater.add(row(0, GameResult(points=(0,) * 5, ranks=(0,) * 5, reason="redeal"), seats))
+    assert rater.result() == {}
+    played = GameResult(points=(40, 30, 20, 40, 0), ranks=(0, 1, 1, 0, 0), reason="points", losers=(1, 2), sit_out=4)
+    rater.add(row(1, played, seats))
+    got = rater.result()
+    assert set(got) == {"a", "b", "c", "d"} and got["a"].mu > 25 > got["b"].mu
