@@ -45,6 +45,8 @@ import time
 from typing import Any
 
 from arena import GameState, PlayerView
+
+from .greedy import GreedyBot
 from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -134,15 +136,26 @@ class SearchBot:
         #: decisions searched and their total time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
+        #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
+        #: sitting out, deals with losers) are played by greedy's rules
+        self._fallback = GreedyBot()
+
+    @staticmethod
+    def searchable(v: Any) -> bool:
+        return (getattr(v, "trump_rule", "card") == "card" and getattr(v, "scoring", "points") == "points"
+                and not getattr(v, "sits_out", False) and not getattr(v, "follow_only", False))
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
+        self._fallback.new_game(info)
 
     # ------------------------------------------------------------------------------ deciding
     def choose(self, view: PlayerView) -> str:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
+        if not self.searchable(view.variant):
+            return self._fallback.choose(view)
         plays = []
         exchange = sing = tute = None
         other = False
