@@ -26,21 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from arena import PlayerView
-from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT
 
+from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, cards_list as _cards
 _PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
 _SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
 #: bits of the 12 and 11 of each suit (ranks 9 and 8 of the suit)
 _PAIR = tuple((1 << (s * 10 + 9)) | (1 << (s * 10 + 8)) for s in range(4))
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class GreedyBot:

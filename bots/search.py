@@ -47,8 +47,8 @@ from typing import Any
 from arena import GameState, PlayerView
 
 from .greedy import GreedyBot
-from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK
 
+from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 _PLAY, _DECLARE, _OVER = 0, 1, 3
@@ -63,15 +63,6 @@ WIN = 1000  # endgame value of a won deal, above any point margin
 # then by strength). ``_CHEAP[t][c]``.
 _CHEAP: tuple[tuple[int, ...], ...] = tuple(
     tuple((1000 if SUIT[c] == t else 0) + POINTS[c] * 16 + STRENGTH[c] for c in range(40)) for t in range(4))
-
-
-def _cards(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def _cheapest(mask: int, key: tuple[int, ...]) -> int:
