@@ -198,6 +198,16 @@ _CARD = {n: c for c, n in enumerate(NAMES)}
 _SUIT = {s: i for i, s in enumerate(SUITS)}
 
 
+def rules_of(info: dict[str, Any]) -> Variant | None:
+    """The exact rules a ``new_game`` message names (its options win over the preset), or None."""
+    name = str(info.get("variant", ""))
+    options = info.get("options")
+    try:
+        return Variant.from_options(name, options) if isinstance(options, dict) else get_variant(name)
+    except (VariantError, TypeError):
+        return None
+
+
 class ViewDecoder:
     """Turns ``act`` views back into ``PlayerView`` objects for a Python bot behind the protocol, so a
     plugin sees exactly the interface it would see in-process. Keeps the rules of the current game (from
@@ -209,12 +219,7 @@ class ViewDecoder:
         self._tricks: tuple[Any, ...] = ()
 
     def new_game(self, info: dict[str, Any]) -> None:
-        name = str(info.get("variant", ""))
-        options = info.get("options")
-        try:
-            self.variant = Variant.from_options(name, options) if isinstance(options, dict) else get_variant(name)
-        except (VariantError, TypeError):
-            self.variant = None
+        self.variant = rules_of(info)
         self._tricks_raw = []
         self._tricks = ()
 
@@ -339,12 +344,7 @@ class PickleDecoder:
         self._tricks: tuple[Any, ...] = ()
 
     def new_game(self, info: dict[str, Any]) -> None:
-        name = str(info.get("variant", ""))
-        options = info.get("options")
-        try:
-            self.variant = Variant.from_options(name, options) if isinstance(options, dict) else get_variant(name)
-        except (VariantError, TypeError):
-            self.variant = None
+        self.variant = rules_of(info)
         self._tricks = ()
 
     def view(self, t: tuple[Any, ...]) -> PlayerView:
