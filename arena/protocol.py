@@ -27,6 +27,7 @@ import struct as _struct
 from typing import Any
 
 from .cards import NAMES, SUITS
+from .jsontext import ints, strs
 from .state import PHASE_NAMES
 from .variants import Variant, VariantError, get_variant
 from .view import PlayerView
@@ -114,14 +115,6 @@ def _cards(cards: Any) -> str:
     return "[" + ",".join([q[c] for c in cards]) + "]"
 
 
-def _ints(xs: Any) -> str:
-    return "[" + ",".join(map(str, xs)) + "]"
-
-
-def _strs(xs: Any) -> str:
-    return "[" + ",".join([json.dumps(x) for x in xs]) + "]"
-
-
 class ViewEncoder:
     """Encodes views as protocol JSON, faster than ``json.dumps(view.to_json())`` and byte-compatible
     in meaning. One per host: it remembers the last finished-tricks tuple (which only grows within a
@@ -159,7 +152,7 @@ class ViewEncoder:
         if s is None:
             if len(cache) > 4096:
                 cache.clear()
-            s = cache[legal] = _strs(legal)
+            s = cache[legal] = strs(legal)
         return s
 
     def view_json(self, view: PlayerView) -> str:
@@ -183,7 +176,7 @@ class ViewEncoder:
                 f'"trump":{trump},"trump_card":{trump_card},"face_up":{face_up},'
                 f'"stock_left":{view.stock_left},"trick":{_cards(view.trick)},'
                 f'"tricks":{self._tricks_of(view.tricks)},"cantes":[{cantes}],"exchanges":[{exchanges}],'
-                f'"points":{_ints(view.points)},"hand_sizes":{_ints(view.hand_sizes)},'
+                f'"points":{ints(view.points)},"hand_sizes":{ints(view.hand_sizes)},'
                 f'"legal":{self.legal_json(view.legal)},"bids":[{bids}],"declarer":{declarer},'
                 f'"contract":{view.contract or "null"},"pair_tricks":[{pairs}],"sit_out":{sit_out}}}')
 

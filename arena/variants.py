@@ -145,9 +145,15 @@ class Variant:
         return not self.draw_pile and self.deck_size % self.active_players != 0
 
     def options(self) -> dict[str, Any]:
-        """Every rule option by name (not the name or description): what a record stores."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if f.name not in ("name", "description")}
+        """Every rule option by name (not the name or description): what a record stores. Every game
+        asks for it once per seat and once for its record, so it is built once per variant (a fresh
+        copy each time: the caller may change it)."""
+        cached = self.__dict__.get("_options")
+        if cached is None:
+            cached = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                      if f.name not in ("name", "description")}
+            object.__setattr__(self, "_options", cached)
+        return dict(cached)
 
     def replace(self, **opts: Any) -> "Variant":
         """A custom variant from overrides (e.g. a ``[variants.options]`` TOML table).

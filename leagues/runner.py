@@ -1,10 +1,11 @@
 """Playing a tournament: a process pool plays the games, the parent alone journals them.
 
 Workers (spawn-safe: top-level functions, picklable arguments) build each player once, on first use,
-reuse it for every later game and close it when the worker exits. They return each game as JSON text,
-so the parent's share of a game is one SQLite transaction. Results never depend on the number of
-workers or the completion order: a game is a pure function of its spec (schedule.py), the store is
-keyed by game id, and ratings fold in schedule order.
+reuse it for every later game and close it when the worker exits. They play games in batches and
+return them as ready store rows (record and result already JSON text), so the parent's share of a batch
+is one SQLite transaction, all of it or none: a crash never leaves half a game. Results never depend
+on the number of workers, the batches or the completion order: a game is a pure function of its spec
+(schedule.py), the store is keyed by game id, and ratings fold in schedule order.
 
 Resuming is skipping stored ids. Swiss rounds are paired from the results of the rounds before, so a
 round starts only when the previous one is complete; replaying the pairing from stored results gives
@@ -13,6 +14,7 @@ the same rounds after a crash.
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import logging.handlers
@@ -22,6 +24,8 @@ import os
 import signal
 import sys
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence, TextIO
 
@@ -32,7 +36,7 @@ from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from .config import EntrantConfig, TournamentConfig, check_bot
 from .pairing import History, Round
 from .schedule import (GameSpec, round_games, round_robin_rounds, side_seats, swiss_round, unit_scores)
-from .store import EntrantRow, Store
+from .store import ROW_RESULT, EntrantRow, Store, game_row
 
 log = logging.getLogger("leagues.runner")
 
@@ -111,7 +115,9 @@ class Worker:
             self.players[key] = p
         return p
 
-    def play(self, spec: GameSpec) -> tuple[str, str, str]:
+    def play(self, spec: GameSpec) -> tuple[Any, ...]:
+        """One game as the store's row (``store.game_row``): the worker does all the encoding, so the
+        parent only inserts."""
         v = self.variants[spec.variant]
         seen: dict[str, int] = {}
         players = []
@@ -124,7 +130,8 @@ class Worker:
         f = record.result.forfeit
         if f is not None:
             log.warning("%s: %s forfeits (%s): %s", spec.id, spec.seats[f.seat], f.reason, f.detail[:300])
-        return spec.id, json.dumps(record.result.to_json(), separators=(",", ":")), record.dumps()
+        record_json, result_json = record.encode()
+        return game_row(spec, result_json, record_json)
 
     def close(self) -> None:
         for key, p in list(self.players.items()):
@@ -157,6 +164,9 @@ def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant
     _WORKER = Worker(entrants, variants, time_limit_ms, memory_mb)
     # above the log queue's own exit finalizer (10), which would otherwise close it first
     multiprocessing.util.Finalize(None, _close_worker, exitpriority=100)
+    # what the worker inherited or built so far lives as long as it does: keep it out of every garbage
+    # collection (about 7% of a random bot's game otherwise; a forked heap's pages also stay shared)
+    gc.freeze()
     log.info("worker %d ready", os.getpid())
 
 
@@ -169,36 +179,83 @@ def _close_worker() -> None:
         _LOG_QUEUE.join_thread()
 
 
-def _play(spec: GameSpec) -> tuple[str, str, str]:
+@dataclass(frozen=True)
+class Batch:
+    """A worker's answer: the store rows of the games it played, in order, and how long they took."""
+    rows: list[tuple[Any, ...]]
+    forfeits: int
+    seconds: float
+
+
+def _play_batch(specs: Sequence[GameSpec]) -> Batch:
     assert _WORKER is not None
-    return _WORKER.play(spec)
+    start = time.perf_counter()
+    rows = [_WORKER.play(s) for s in specs]
+    forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
+    return Batch(rows, forfeits, time.perf_counter() - start)
 
 
 class Executor:
-    """Games in, finished games out (any order), from a pool of ``workers`` processes. Even one worker
-    is a process: the parent's store writes then overlap with the playing."""
+    """Games in, batches of finished games out (in completion order), from ``workers`` processes. Even
+    one worker is a process: the parent's store writes then overlap with the playing.
+
+    Batches are sized to about ``BATCH_SECONDS`` of play from the time the games so far took (one game
+    at first), so that a fast game costs the parent one row of a many-row transaction, while a slow
+    bot's games still come back, and are stored, every fraction of a second: a kill loses at most the
+    batches in flight. Two batches per worker are queued, so no worker waits for the parent."""
+
+    BATCH_SECONDS = 0.1
+    MAX_BATCH = 256
 
     def __init__(self, cfg: TournamentConfig, workers: int, log_queue: Any) -> None:
         entrants = {e.name: e for e in cfg.entrants}
         variants = {v.label: v.variant for v in cfg.variants}
         self.workers = max(1, workers)
+        self.seconds_per_game: float | None = None
         # the default context: the log queue was made by it, and a queue cannot cross contexts
-        ctx = multiprocessing.get_context()
-        self.pool = ctx.Pool(self.workers, initializer=_init_worker,
-                             initargs=(entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue,
-                                       logging.getLogger().level))
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(),
+                                        initializer=_init_worker,
+                                        initargs=(entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue,
+                                                  logging.getLogger().level))
 
-    def run(self, specs: Sequence[GameSpec]) -> Iterator[tuple[str, str, str]]:
-        chunk = max(1, min(32, len(specs) // (self.workers * 8)))
-        yield from self.pool.imap_unordered(_play, specs, chunksize=chunk)
+    def batch_size(self) -> int:
+        if self.seconds_per_game is None:
+            return 1
+        return max(1, min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6))))
+
+    def run(self, specs: Sequence[GameSpec]) -> Iterator[Batch]:
+        pending: set[Future[Batch]] = set()
+        pos = 0
+        while pos < len(specs) or pending:
+            while pos < len(specs) and len(pending) < 2 * self.workers:
+                n = self.batch_size()
+                pending.add(self.pool.submit(_play_batch, specs[pos:pos + n]))
+                pos += n
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    batch = future.result()
+                except BrokenProcessPool:
+                    raise RunError("a worker process died (killed, or a bot playing in-process crashed it); "
+                                   "the finished games are stored: run again to resume") from None
+                if batch.rows:
+                    per_game = batch.seconds / len(batch.rows)
+                    last = self.seconds_per_game
+                    self.seconds_per_game = per_game if last is None else 0.7 * last + 0.3 * per_game
+                yield batch
 
     def close(self) -> None:
-        self.pool.close()
-        self.pool.join()
+        self.pool.shutdown(wait=True)
 
     def terminate(self) -> None:
-        self.pool.terminate()
-        self.pool.join()
+        """Stop now (Ctrl-C): kill the workers rather than wait for their batches."""
+        processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.terminate()
+        for proc in processes:
+            proc.join(5)
 
 
 # ---------------------------------------------------------------------------------------------- progress
@@ -211,9 +268,9 @@ class Progress:
         self.played = 0
         self.last = 0.0
 
-    def step(self) -> None:
-        self.done += 1
-        self.played += 1
+    def step(self, games: int = 1) -> None:
+        self.done += games
+        self.played += games
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -238,7 +295,7 @@ def _install_log(path: os.PathLike[str] | str) -> MultiProcessingHandler:
     its queue, every worker's arrive at one thread that writes the file. (``install_mp_handler``
     would wrap every root handler and insists on fork; the handler itself works with spawn too.)"""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fh = logging.FileHandler(path, encoding="utf-8")
+    fh = _LogFile(path, encoding="utf-8")
     fh.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
     handler = MultiProcessingHandler("tute-log", sub_handler=fh)
     root = logging.getLogger()
@@ -257,7 +314,20 @@ def _remove_log(handler: MultiProcessingHandler, *, interrupted: bool = False) -
         handler._receive_thread.join(0.5)
         handler.sub_handler.close()
     else:
-        handler.close()
+        # the receiving thread looks for the close only between records or every 0.2 s: wake it
+        handler._is_closed = True
+        handler.queue.put_nowait(logging.makeLogRecord({"tute_wake": True}))
+        handler._receive_thread.join(5.0)
+        handler.sub_handler.close()
+        logging.Handler.close(handler)
+
+
+class _LogFile(logging.FileHandler):
+    """The run's log file; skips the record that only wakes the receiving thread at the end."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, "tute_wake", False):
+            super().emit(record)
 
 
 # ------------------------------------------------------------------------------------------------ the run
@@ -342,13 +412,11 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
 
 def _play_all(specs: Sequence[GameSpec], store: Store, executor: Executor, progress: Progress,
               summary: RunSummary) -> None:
-    by_id = {s.id: s for s in specs}
-    for gid, result_json, record_json in executor.run(specs):
-        store.add_game(by_id[gid], result_json, record_json)
-        summary.played += 1
-        if '"forfeit":null' not in result_json:
-            summary.forfeits += 1
-        progress.step()
+    for batch in executor.run(specs):
+        store.add_games(batch.rows)
+        summary.played += len(batch.rows)
+        summary.forfeits += batch.forfeits
+        progress.step(len(batch.rows))
 
 
 def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],

@@ -4,6 +4,7 @@ uninterrupted result, a changed config is refused, a finished run only prints it
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -53,7 +54,9 @@ def test_one_worker_or_two_store_identical_games(tmp_path: Path, fmt: str) -> No
         results.append((stored(folder / "store.sqlite"), table_text(path)))
         if workers == 2:
             log = (folder / "store.log").read_text()
-            assert "ForkPoolWorker" in log or "SpawnPoolWorker" in log, "worker logs reach the one log file"
+            workers_logged = {m for m in re.findall(r"^\S+ \S+ (\S+) leagues.runner INFO worker \d+ ready$", log, re.M)}
+            assert len(workers_logged) == 2 and "MainProcess" not in workers_logged, \
+                "every worker's log reaches the one log file"
             assert log.count("closed its players") == 2
     assert results[0] == results[1]
     if fmt == "swiss":
