@@ -306,8 +306,9 @@ def _install_log(path: os.PathLike[str] | str) -> MultiProcessingHandler:
 
 
 def _remove_log(handler: MultiProcessingHandler, *, interrupted: bool = False) -> None:
-    """Detach and close the log. After terminate() a killed worker may have counted a record it never
-    sent, and the handler's close() would wait 5 s for it: an interrupted run waits half a second."""
+    """Detach and close the log. After terminate() (or a worker's death) a worker may have counted a
+    record it never sent, and the handler's close() would wait 5 s for it: a run that did not complete
+    waits half a second."""
     logging.getLogger().removeHandler(handler)
     if interrupted:
         handler._is_closed = True
@@ -375,7 +376,7 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
             return summary
         handler = _install_log(cfg.log)
         executor: Executor | None = None
-        interrupted = False
+        completed = False
         started = time.perf_counter()
         try:
             log.info("tournament %s: %s, %d variants, %d entrants, %d workers", cfg.name, cfg.format,
@@ -393,8 +394,8 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
             summary.seconds = time.perf_counter() - started
             log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
                      summary.skipped, summary.seconds)
+            completed = True
         except KeyboardInterrupt:
-            interrupted = True
             if executor is not None:
                 executor.terminate()
                 executor = None
@@ -404,7 +405,7 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
         finally:
             if executor is not None:
                 executor.terminate()
-            _remove_log(handler, interrupted=interrupted)
+            _remove_log(handler, interrupted=not completed)
     finally:
         store.close()
     return summary

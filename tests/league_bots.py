@@ -51,3 +51,18 @@ class CrashBot:
 
     def choose(self, view: PlayerView) -> str:
         raise RuntimeError("boom")
+
+
+class ExitBot:
+    """Ends the whole process it plays in at its fifth decision: in-process, that is a tournament
+    worker dying under the runner."""
+
+    def __init__(self, **_: Any) -> None:
+        self.decisions = 0
+
+    def choose(self, view: PlayerView) -> str:
+        self.decisions += 1
+        if self.decisions >= 5:
+            import os
+            os._exit(3)
+        return view.legal[0]

@@ -3,6 +3,7 @@ uninterrupted result, a changed config is refused, a finished run only prints it
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -148,3 +149,21 @@ def test_sigint_stops_cleanly_and_resumes(tmp_path: Path) -> None:
     assert "run again to resume" in err and "Traceback" not in err
     again = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
     assert again.returncode == 0 and len(stored(db_path)) == 6 * 400 * 2
+
+
+def test_a_worker_that_dies_ends_the_run_with_one_line_and_keeps_the_store(tmp_path: Path) -> None:
+    path = write_config(tmp_path, deals=20, workers=2, variants=[{"name": "tute-2"}],
+                        entrants=[*FIVE[:3], {"name": "exit", "bot": "league_bots:ExitBot", "isolation": "inprocess"}])
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).parent))
+    out = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "worker process died" in lines[0] and "Traceback" not in out.stderr
+    games = stored(tmp_path / "store.sqlite")
+    # the bot dies inside its first game, so no game of its is stored; what finished before is, intact
+    assert len(games) < 6 * 20 * 2
+    assert all("exit" not in json.loads(seats) for seats, _, _ in games.values())
+    check = subprocess.run([TUTE, "verify", "--store", str(tmp_path / "store.sqlite")], cwd=tmp_path,
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert check.returncode == 0, check.stdout + check.stderr
