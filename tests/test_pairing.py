@@ -1,11 +1,10 @@
 """Pairing properties: coverage, byes and sit-outs, repeat avoidance (against brute force), order
-invariance, Swiss becoming a true round robin, and speed."""
+invariance, Swiss becoming a true round robin (speed: benchmarks/pairing.py)."""
 
 from __future__ import annotations
 
 import itertools
 import random
-import time
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -172,14 +171,13 @@ def test_circle_method_is_a_round_robin() -> None:
         assert all(len(rnd.byes) == n % 2 for rnd in rounds)
 
 
-def test_128_entrants_pair_quickly() -> None:
+def test_128_entrants_pair_without_repeats() -> None:
+    """Correctness at the size of a big event; its speed is ``benchmarks/pairing.py``'s business."""
     names = names_of(128)
     for k in (2, 4):
         h = History()
         rng = random.Random(1)
         play_round(h, pair_round(names, k, h, seed=1, round_no=1), rng)
-        start = time.perf_counter()
         rnd = pair_round(names, k, h, seed=1, round_no=2)
-        assert time.perf_counter() - start < (1.0 if k == 2 else 2.0)  # loose: measured ~0.25 s and ~0.6 s
         check_round(names, k, rnd, h)
         assert repeats(rnd, h) == 0
