@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import time
 from math import sqrt
 
 import pytest
@@ -50,26 +49,24 @@ def test_greedy_beats_random(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
-def test_greedy_is_legal_and_fast_from_any_position(variant: str) -> None:
-    """From positions random play reaches (odd ones included), greedy answers a legal action quickly."""
+def test_greedy_is_legal_from_any_position(variant: str) -> None:
+    """From positions random play reaches (odd ones included), greedy answers a legal action (its speed
+    per decision: benchmarks/bots.py)."""
     v = VARIANTS[variant]
     rng = random.Random(variant)
     bot = GreedyBot()
     asked = 0
-    spent = 0.0
     for g in range(40):
         st = GameState.new(v, shuffled_deck(v, g), g % v.players)
         bot.new_game({"players": v.players, "seat": 0})
         while not st.is_over:
             view = st.view(st.current)
-            t = time.perf_counter()
             action = bot.choose(view)
-            spent += time.perf_counter() - t
             asked += 1
             assert action in view.legal
             legal = st.legal_actions()
             st.apply(legal[rng.randrange(len(legal))] if rng.random() < 0.5 else action)
-    assert spent / asked < 200e-6, f"{spent / asked * 1e6:.0f} us per decision"
+    assert asked > 40 * 5
 
 
 def test_greedy_declares_first() -> None:
