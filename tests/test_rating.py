@@ -138,5 +138,5 @@ def test_priors_start_an_entrant_elsewhere_and_default_is_unchanged() -> None:
     env = trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=0.0, draw_probability=0.0)
     a, b = env.create_rating(30.0, 2.0), env.create_rating()
     for _ in range(3):
-        a, b = env.rate_1vs1(a, b)
+        (a,), (b,) = env.rate([(a,), (b,)], ranks=[0, 1])
     assert (carried["a"].mu, carried["a"].sigma) == pytest.approx((a.mu, a.sigma), abs=1e-12)
