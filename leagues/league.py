@@ -18,7 +18,7 @@ from __future__ import annotations
 import getpass
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
@@ -154,9 +154,13 @@ class League:
                                   f"files, sha256 {latest.plugin_hash[:12]}, and parameters)")
             self.db.reactivate(name)
             return Submitted(latest, "re-entered", None)
-        report = check_bot(list(plugin.bot) if isinstance(plugin.bot, tuple) else plugin.bot, params,
-                           deals=self.cfg.check_deals, variants=self.cfg.presets(), isolation=isolation,
-                           time_limit_ms=self.cfg.time_limit_ms, memory_mb=self.cfg.memory_mb, progress=progress)
+        try:
+            report = check_bot(list(plugin.bot) if isinstance(plugin.bot, tuple) else plugin.bot, params,
+                               deals=self.cfg.check_deals, variants=self.cfg.presets(), isolation=isolation,
+                               time_limit_ms=self.cfg.time_limit_ms, memory_mb=self.cfg.memory_mb,
+                               progress=progress)
+        except BotLoadError as exc:  # found, but it cannot be built (bad parameters, a broken import)
+            raise LeagueError(f"{bot}: refused: {exc}") from None
         if not report.passed(self.cfg.check_reproducible):
             raise ComplianceRefused(f"{bot}: refused, it fails the compliance run ({_failures(report)}); "
                                     f"entrant {name!r} not stored", report)
@@ -209,7 +213,7 @@ class League:
                                 base=self.cfg.store.parent)
         except ConfigError as exc:
             raise LeagueError(str(exc)) from None
-        return LeagueConfig(**{**snap.__dict__, "store": self.cfg.store, "log": self.cfg.log})
+        return replace(snap, store=self.cfg.store, log=self.cfg.log)
 
     def _start_season(self) -> Season:
         cfg = self.cfg

@@ -106,8 +106,9 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
         _fail(f"--params must be a JSON object: {exc}")
     with _open(league_path) as lg:
         try:
+            show = sys.stderr.isatty()  # a refusal stays one line on a redirected stderr
             done = lg.submit(name, bot, owner=owner, params=kwargs, isolation=isolation, update=update,
-                             progress=lambda v: click.echo(f"checking {v}...", err=True))
+                             progress=(lambda v: click.echo(f"checking {v}...", err=True)) if show else None)
         except ComplianceRefused as exc:
             for line in format_report(exc.report, lg.cfg.check_reproducible):
                 click.echo(line)

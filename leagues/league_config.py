@@ -114,7 +114,7 @@ class LeagueConfig:
 def load_league(path: str | os.PathLike[str]) -> LeagueConfig:
     """Read ``path`` (a league.toml, or the folder holding one); problems raise ConfigError."""
     p = Path(path)
-    if p.is_dir():
+    if p.is_dir() or (not p.exists() and p.suffix != ".toml"):
         p = p / FILENAME
     source = str(p)
     try:

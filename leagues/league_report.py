@@ -65,7 +65,7 @@ def chart(name: str, rows: Sequence[HistoryRow], seasons: int, low: float, high:
         return top + (h - top - bottom) * (1 - (v - low) / span)
 
     parts = [f'<svg id="chart-{_e(_slug(name))}" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" '
-             f'aria-label="rating history of {_e(name)}" xmlns="http://www.w3.org/2000/svg">',
+             f'aria-label="rating history of {_e(name)}">',
              f'<rect x="{left}" y="{top}" width="{w - left - right}" height="{h - top - bottom}" fill="#fff" '
              f'stroke="#ccc"/>']
     for v in (low, (low + high) / 2, high):

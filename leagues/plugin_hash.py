@@ -7,8 +7,8 @@ as the bot's files:
   and compiled files left out), or the module's single file; a change anywhere in the package is a new
   version, since a bot may import any of it;
 - a command: every argument that names an existing file (the script, a model file); if none does, the
-  program itself. A program found on PATH is the interpreter, not the bot, and is left out when a
-  script is named. Relative file arguments are made absolute, so a season can run from any folder.
+  program itself. With a script named, the program is its interpreter, not the bot, and is left out.
+  Relative file paths are made absolute, so a season can run from any folder.
 
 Paths enter the hash relative to the package (or as bare file names), so moving a checkout is not a
 new version; contents enter it whole.
@@ -77,10 +77,8 @@ def _command_files(argv: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
         if not a.startswith("-") and (os.sep in a or a.endswith(_SCRIPT_SUFFIXES)) and not os.path.exists(a):
             raise BotLoadError(f"bot command {' '.join(argv)!r}: {a}: no such file")
     named = [a for a in argv[1:] if os.path.isfile(a)]
-    if os.sep in argv[0]:
-        named.insert(0, argv[0])
-    if not named:
-        found = shutil.which(argv[0])
+    if not named:  # the program is the bot
+        found = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
         named = [found] if found else []
     return tuple((os.path.basename(p), p) for p in named)
 
