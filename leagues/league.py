@@ -207,13 +207,14 @@ class League:
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 
     def season_config(self, season: Season) -> LeagueConfig:
-        """The config the season started with, its store and log where the league's are now."""
+        """The config the season started with; where the store and log are and how many workers play
+        (none of which changes a game) come from league.toml as it is now."""
         try:
             snap = parse_league(season.config, source=f"{self.cfg.store}: season {season.season}'s league.toml",
                                 base=self.cfg.store.parent)
         except ConfigError as exc:
             raise LeagueError(str(exc)) from None
-        return replace(snap, store=self.cfg.store, log=self.cfg.log)
+        return replace(snap, store=self.cfg.store, log=self.cfg.log, workers=self.cfg.workers)
 
     def _start_season(self) -> Season:
         cfg = self.cfg

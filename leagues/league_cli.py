@@ -182,7 +182,8 @@ def _signed(x: float | None) -> str:
     return "new" if x is None else f"{x:+.2f}"
 
 
-def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str) -> None:
+def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str,
+                     season_only: bool = False) -> None:
     if fmt == "json":
         click.echo(json.dumps({"title": title, "standings": [asdict(s) for s in table]}, indent=2))
         return
@@ -218,8 +219,9 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
                         disable_numparse=True))
     if any(not s.played for s in table):
         click.echo("* not played yet: the rating it starts its first season from")
-    click.echo(f"rating = mu - {lg.cfg.rating.k:g} sigma, over all variants; form = place in its division in "
-               f"each of its last seasons, oldest first")
+    games = "the season's" if season_only else "the current version's, all seasons"
+    click.echo(f"rating = mu - {lg.cfg.rating.k:g} sigma, over all variants; games, W-D-L: {games}; "
+               f"form = place in its division in each of its last seasons, oldest first")
 
 
 def _move(s: Standing) -> str:
@@ -252,7 +254,7 @@ def standings_cmd(league_path: str, as_of: int | None, include_withdrawn: bool, 
         upto = as_of if as_of is not None else (max(finished) if finished else 0)
         title = f"{lg.cfg.name}: standings after season {upto}" if upto else \
             f"{lg.cfg.name}: standings before the first season"
-        _print_standings(lg, table, fmt, title)
+        _print_standings(lg, table, fmt, title, season_only=as_of is not None)
 
 
 @league.command("history")

@@ -122,7 +122,8 @@ def plan_divisions(cfg: LeagueConfig, field_: Sequence[str], previous: Mapping[s
 class Standing:
     """One entrant's line: its current version's rating (the season's end, or the prior it will start
     the next season from if it has not played yet), the change since the season before, and its
-    record. ``games``/``wins``/``draws``/``losses`` count the current version's games."""
+    record: ``games``/``wins``/``draws``/``losses`` count the current version's games in all seasons
+    (in the table now), or the season's games (in the table after a given season)."""
     rank: int
     entrant: str
     version: int
@@ -190,7 +191,8 @@ def standings(db: LeagueStore, cfg: LeagueConfig, *, as_of: int | None = None,
             if (label, name) in by or label in cfg.labels:
                 vm, vs, _ = rating_view(by, label, name, version, upto, cfg.rating)
                 per_variant[label] = vm - k * vs
-        mine = [x for x in by.get((POOLED, name), []) if x.version == version]
+        mine = [x for x in by.get((POOLED, name), [])
+                if x.version == version and (as_of is None or x.season == as_of)]
         form = tuple(e.place for e in entries if e.entrant == name and e.place is not None)[-FORM_SEASONS:]
         last = latest_entry.get(name)
         lines.append(Standing(0, name, version, last.division if last else None, rating, change, mu, sigma,

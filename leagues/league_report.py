@@ -202,7 +202,8 @@ def write_report(lg: League, out: str | Path, *, replays_per_table: int = 1) -> 
                             for g, rel in pages)
             when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")
             body.append(f'<h3 id="season-{season.season}">Season {season.season} '
-                        f'<span class="muted">({when}, {len(season.tournaments)} division(s))</span></h3>'
+                        f'<span class="muted">({when}, {len(season.tournaments)} division(s); games and W-D-L of this '
+                        f'season)</span></h3>'
                         f'{_standings_table(table, labels, divisions)}'
                         + (f"<details><summary>replays ({len(pages)})</summary><ul>{links}</ul></details>"
                            if pages else ""))

@@ -177,6 +177,12 @@ def test_standings_and_history_agree_with_the_stored_games(league: Path,
     assert code == 0 and "owner eva" in out and re.search(r"^3\s+2\s+1\s", out, re.M), out
     code, out, _ = tute(capsys, "league", "standings", "-l", str(league), "--season", "1")
     assert code == 0 and "after season 1" in out and "r2" not in out and "tute-3" in out
+    code, out, _ = tute(capsys, "league", "standings", "-l", str(league), "--season", "2", "--format", "json")
+    second = {s["entrant"]: s for s in json.loads(out)["standings"]}
+    for name, s in second.items():  # the table after a season counts that season's games
+        w = want[(2, "*", name)]
+        assert (s["games"], s["wins"], s["losses"]) == (w["games"], w["wins"], w["losses"])
+        assert s["rating"] == pytest.approx(w["mu"] - k * w["sigma"], abs=1e-9)
 
 
 def test_report_opens_in_headless_chromium_and_shows_every_entrant(league: Path, tmp_path: Path,
