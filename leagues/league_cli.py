@@ -17,6 +17,7 @@ from arena.hosts import ISOLATIONS
 
 from .league import ComplianceRefused, League, LeagueError, init_league
 from .league_rating import HistoryRow, Standing, history, standings
+from .league_store import LeagueStoreError
 from .compliance import format_report
 from .runner import Interrupted, RunError
 from .store import StoreError
@@ -40,7 +41,7 @@ def _league_option(f: F) -> F:
 def _open(path: str) -> League:
     try:
         return League.open(path)
-    except LeagueError as exc:
+    except (LeagueError, LeagueStoreError) as exc:
         _fail(str(exc))
 
 
@@ -71,7 +72,7 @@ def init(directory: str, name: str | None) -> None:
     """
     try:
         path = init_league(directory, name)
-    except LeagueError as exc:
+    except (LeagueError, LeagueStoreError) as exc:
         _fail(str(exc))
     click.echo(f"wrote {path}; next: tute league submit NAME BOT -l {directory}")
 
@@ -113,7 +114,7 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
             for line in format_report(exc.report, lg.cfg.check_reproducible):
                 click.echo(line)
             _fail(str(exc))
-        except LeagueError as exc:
+        except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
     v = done.version
     click.echo(f"{name}: {done.what}, version {v.version} ({v.bot_text}, owner {v.owner}, "
@@ -133,7 +134,7 @@ def withdraw(name: str, league_path: str) -> None:
     with _open(league_path) as lg:
         try:
             lg.withdraw(name)
-        except LeagueError as exc:
+        except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
     click.echo(f"{name}: withdrawn (submit it again with --update to re-enter)")
 
@@ -161,7 +162,7 @@ def season(league_path: str, workers: int | None, quiet: bool) -> None:
         old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
             done, summaries = lg.play_season(workers=workers, quiet=quiet)
-        except (LeagueError, RunError, StoreError) as exc:
+        except (LeagueError, LeagueStoreError, RunError, StoreError) as exc:
             _fail(str(exc))
         except Interrupted:
             click.echo("tute: interrupted: the games played are stored; run tute league season again to finish "
@@ -272,7 +273,7 @@ def history_cmd(name: str, league_path: str, fmt: str) -> None:
     with _open(league_path) as lg:
         try:
             ent = lg.entrant(name)
-        except LeagueError as exc:
+        except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
         versions = lg.db.versions(name)
         rows = history(lg.db, lg.cfg, name)
@@ -326,6 +327,8 @@ def report(league_path: str, out: str, replays: int) -> None:
             index = write_report(lg, out, replays_per_table=replays)
         except OSError as exc:
             _fail(f"{out}: cannot write the report: {exc.strerror or exc}")
+        except (LeagueError, StoreError) as exc:
+            _fail(str(exc))
     click.echo(f"wrote {index}")
 
 

@@ -178,7 +178,7 @@ class LeagueStore:
         self.close()
 
     def _tx(self) -> "_Transaction":
-        return _Transaction(self.db)
+        return _Transaction(self.db, self.path)
 
     # --------------------------------------------------------------------------------------- league
     def league_name(self) -> str | None:
@@ -300,13 +300,20 @@ def _version(r: Sequence[Any]) -> Version:
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error."""
+    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error; a database error (a lock held too long, a row
+    written meanwhile by another ``tute``) becomes one line naming the store."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
         self.db = db
+        self.path = path
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise LeagueStoreError(f"{self.path}: {exc}") from None
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if isinstance(exc, sqlite3.Error):
+            raise LeagueStoreError(f"{self.path}: {exc} (is another tute league command running?)") from None

@@ -64,3 +64,16 @@ def write_league(folder: Path, name: str = "club", *, variants: list[dict[str, A
         lines += [f"{k} = {toml_value(x)}" for k, x in v.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def tute(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """``tute ARGS`` in this process (``main``, so errors are its one line): exit code, stdout, stderr."""
+    from leagues.cli import main
+
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

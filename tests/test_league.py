@@ -14,14 +14,13 @@ from typing import Any
 
 import pytest
 
-from leagues.cli import main
 from leagues.league import League, LeagueError
 from leagues.league_config import load_league
 from leagues.league_store import LeagueStore
 from leagues.rating import Rater
 from leagues.store import GameRow, Store
 
-from league_util import write_league
+from league_util import tute, write_league
 from test_replay import chromium
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,16 +28,6 @@ EXAMPLE = ROOT / "examples" / "random_bot.py"
 VARIANTS = [{"name": "tute-2"}, {"name": "tute-3"}]
 TEAMS = {"tute-2": [(0,), (1,)], "tute-3": [(0,), (1,), (2,)]}
 SCOPES = ["*", "tute-2", "tute-3"]
-
-
-def tute(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,7 @@ from leagues.league_config import load_league
 from leagues.league_store import LeagueStore
 from leagues.store import Store
 
-from league_util import write_league
-from test_league import tute
+from league_util import tute, write_league
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
