@@ -117,8 +117,10 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
         except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
     v = done.version
+    checked = "" if done.report is None else \
+        f"; passed the compliance run ({sum(r.deals for r in done.report.variants)} deals)"
     click.echo(f"{name}: {done.what}, version {v.version} ({v.bot_text}, owner {v.owner}, "
-               f"{len(v.files)} files, sha256 {v.plugin_hash[:12]})")
+               f"{len(v.files)} files, sha256 {v.plugin_hash[:12]}){checked}")
 
 
 @league.command()
