@@ -186,7 +186,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("leagues.bots_cli", "leagues.run_cli", "leagues.records_cli"):
+    for module in ("leagues.bots_cli", "leagues.run_cli", "leagues.records_cli", "leagues.league_cli"):
         try:
             mod = importlib.import_module(module)
         except ModuleNotFoundError as exc:

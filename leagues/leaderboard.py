@@ -14,7 +14,7 @@ import json
 import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from tabulate import tabulate
 
@@ -87,8 +87,9 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
 
 
 def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]], rc: RatingConfig,
-                 names: Sequence[str]) -> list[Standing]:
-    ratings = rate(rows, rc, teams, names)
+                 names: Sequence[str], priors: Mapping[str, tuple[float, float]] | None = None) -> list[Standing]:
+    """The table of ``rows``; ``priors`` are the (mu, sigma) entrants start from (a league's season)."""
+    ratings = rate(rows, rc, teams, names, priors)
     count: dict[str, dict[str, float]] = {n: defaultdict(float) for n in names}
     for row in rows:
         sides = teams[row.variant]

@@ -10,6 +10,9 @@ deal, rotation), never by completion order, so the same results give bit-identic
 0 for two-sided Tute (a tie on points goes to the last trick's winner, so no deal is drawn), and a small
 one for three or four individuals, where a shared place can happen. The table ranks by the conservative
 rating ``mu - k * sigma`` with ``k = 3``.
+
+An entrant may start from a given ``(mu, sigma)`` instead of the environment's (``priors``): a league
+carries its ratings from one season's tournament into the next this way (leagues/league_rating.py).
 """
 
 from __future__ import annotations
@@ -52,8 +55,11 @@ def make_env(rc: RatingConfig, draw: float, backend: str | None = None) -> trues
 class Rater:
     """Running ratings; ``add`` one game after another in schedule order."""
 
-    def __init__(self, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]]) -> None:
+    def __init__(self, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
+                 priors: Mapping[str, tuple[float, float]] | None = None) -> None:
         self.rc = rc
+        #: (mu, sigma) an entrant starts from instead of the environment's (a league's carried ratings)
+        self.priors = dict(priors or {})
         self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
         self._envs: dict[tuple[int, bool, str | None], trueskill.TrueSkill] = {}
         self.ratings: dict[str, trueskill.Rating] = {}
@@ -72,7 +78,8 @@ class Rater:
     def rating(self, name: str) -> trueskill.Rating:
         r = self.ratings.get(name)
         if r is None:
-            r = self.ratings[name] = trueskill.Rating(mu=self.rc.mu, sigma=self.rc.sigma)
+            mu, sigma = self.priors.get(name, (self.rc.mu, self.rc.sigma))
+            r = self.ratings[name] = trueskill.Rating(mu=mu, sigma=sigma)
         return r
 
     def add(self, row: GameRow) -> None:
@@ -104,9 +111,10 @@ class Rater:
 
 
 def rate(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
-         entrants: Iterable[str] = ()) -> dict[str, Rated]:
-    """Ratings after every game of ``rows`` (any order in, schedule order applied)."""
-    rater = Rater(rc, teams)
+         entrants: Iterable[str] = (), priors: Mapping[str, tuple[float, float]] | None = None) -> dict[str, Rated]:
+    """Ratings after every game of ``rows`` (any order in, schedule order applied), each entrant
+    starting from its ``priors`` entry if it has one."""
+    rater = Rater(rc, teams, priors)
     for name in entrants:
         rater.rating(name)
     for row in sorted(rows, key=lambda r: r.order):

@@ -42,3 +42,38 @@ def write_config(folder: Path, filename: str = "tournament.toml", **kw: Any) -> 
     path = folder / filename
     path.write_text(config_text(**kw), encoding="utf-8")
     return path
+
+
+def write_league(folder: Path, name: str = "club", *, variants: list[dict[str, Any]] | None = None,
+                 tables: dict[str, dict[str, Any]] | None = None, **top: Any) -> Path:
+    """A league folder: ``tute league init``'s store, then a league.toml with these keys (small and fast
+    by default: 2 deals, 8 compliance deals, one worker)."""
+    from leagues.league import init_league
+
+    path = folder / "league.toml"
+    if not path.exists():
+        init_league(folder, name)
+    base: dict[str, Any] = {"name": name, "seed": 3, "deals": 2, "workers": 1}
+    base.update(top)
+    lines = [f"{k} = {toml_value(v)}" for k, v in base.items() if v is not None]
+    for table, keys in {"check": {"deals": 8}, **(tables or {})}.items():
+        lines.append(f"[{table}]")
+        lines += [f"{k} = {toml_value(v)}" for k, v in keys.items()]
+    for v in variants if variants is not None else [{"name": "tute-2"}]:
+        lines.append("[[variants]]")
+        lines += [f"{k} = {toml_value(x)}" for k, x in v.items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def tute(capsys: Any, *args: str) -> tuple[int, str, str]:
+    """``tute ARGS`` in this process (``main``, so errors are its one line): exit code, stdout, stderr."""
+    from leagues.cli import main
+
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err

@@ -124,3 +124,19 @@ def test_redeals_and_sit_outs_do_not_move_ratings() -> None:
     rater.add(row(1, played, seats))
     got = rater.result()
     assert set(got) == {"a", "b", "c", "d"} and got["a"].mu > 25 > got["b"].mu
+
+
+def test_priors_start_an_entrant_elsewhere_and_default_is_unchanged() -> None:
+    rows = [row("tute-2", ("a", "b"), (0, 1), i) for i in range(3)]
+    plain = rate(rows, RatingConfig(), TEAMS)
+    same = rate(rows, RatingConfig(), TEAMS, priors={})
+    assert plain == same
+    carried = rate(rows, RatingConfig(), TEAMS, priors={"a": (30.0, 2.0)})
+    # a confident strong prior moves little on three expected wins; b starts from the default
+    assert abs(carried["a"].mu - 30.0) < abs(plain["a"].mu - 25.0)
+    assert carried["a"].sigma < 2.0 and carried["b"].sigma > 2.0
+    env = trueskill.TrueSkill(mu=25.0, sigma=25.0 / 3, beta=25.0 / 6, tau=0.0, draw_probability=0.0)
+    a, b = env.create_rating(30.0, 2.0), env.create_rating()
+    for _ in range(3):
+        (a,), (b,) = env.rate([(a,), (b,)], ranks=[0, 1])
+    assert (carried["a"].mu, carried["a"].sigma) == pytest.approx((a.mu, a.sigma), abs=1e-12)

@@ -1,0 +1,282 @@
+"""A league: entrants submitted over months, seasons played on demand, ratings carried between them.
+
+Everything is kept in the league's one SQLite store: its own tables (league_store.py) and, for each
+season, one ordinary tournament per division, played by ``run_tournament`` (so a season resumes,
+forfeits and logs exactly as a tournament does). A season is three steps, each safe to repeat:
+
+1. start: the field (each active entrant's latest version), divisions and league.toml's text are
+   written in one transaction;
+2. play: each division's tournament runs (or resumes, skipping stored games);
+3. finish: ratings, places and next divisions are folded from the stored games and written, with the
+   season's end, in one transaction.
+
+A kill anywhere leaves a state from which ``tute league season`` carries on to the same end.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from arena.hosts import ISOLATIONS
+from arena.loader import BotLoadError
+
+from .compliance import ComplianceReport, check_bot
+from .config import ConfigError, EntrantConfig, _ID_UNSAFE
+from .league_config import FILENAME, LeagueConfig, load_league, parse_league, template
+from .league_rating import fold_season, places, plan_divisions, standings
+from .league_store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
+from .plugin_hash import PluginFiles, plugin_files
+from .runner import RunSummary, run_tournament
+from .store import Store
+
+
+class LeagueError(ValueError):
+    """Something the user asked for cannot be done; the message is the one line they see. Nothing was
+    stored."""
+
+
+class ComplianceRefused(LeagueError):
+    """A submitted bot failed the compliance run; ``report`` says how."""
+
+    def __init__(self, message: str, report: ComplianceReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+def _check_name(name: str) -> None:
+    if not name or any(ch in _ID_UNSAFE for ch in name) or name == "*" or len(name) > 64:
+        raise LeagueError(f"entrant name {name!r}: use up to 64 characters, without '/' or spaces "
+                          f"(it is part of game ids)")
+
+
+def init_league(folder: str | os.PathLike[str], name: str | None = None) -> Path:
+    """Write ``folder/league.toml`` and create its store; refuse a folder that already has a league."""
+    target = Path(folder)
+    path = target / FILENAME
+    if path.exists():
+        raise LeagueError(f"{path}: exists already (a folder holds one league)")
+    league_name = name or target.resolve().name.replace(" ", "-")
+    try:
+        cfg = parse_league(template(league_name), source=str(path), base=target.resolve())
+    except ConfigError as exc:
+        raise LeagueError(f"{exc} (give --name)") from None
+    if cfg.store.exists():
+        raise LeagueError(f"{cfg.store}: exists already; remove it or init another folder")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        path.write_text(cfg.text, encoding="utf-8")
+    except OSError as exc:
+        raise LeagueError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    with LeagueStore(cfg.store) as db:
+        db.claim(cfg.name)
+    return path
+
+
+@dataclass
+class Submitted:
+    version: Version
+    #: "new" entrant, a "new version", or "re-entered" with unchanged files
+    what: str
+    report: ComplianceReport | None
+
+
+class League:
+    """An open league: its config and store. Use as a context manager."""
+
+    def __init__(self, cfg: LeagueConfig) -> None:
+        self.cfg = cfg
+        if not cfg.store.is_file():
+            raise LeagueError(f"{cfg.store}: no league store (tute league init makes one)")
+        try:
+            self.db = LeagueStore(cfg.store)
+            self.db.claim(cfg.name)
+        except LeagueStoreError as exc:
+            raise LeagueError(str(exc)) from None
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> "League":
+        try:
+            return cls(load_league(path))
+        except ConfigError as exc:
+            raise LeagueError(str(exc)) from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "League":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------------------------- entrants
+    def entrant(self, name: str) -> Entrant:
+        found = self.db.entrant(name)
+        if found is None:
+            known = ", ".join(e.name for e in self.db.entrants()) or "none"
+            raise LeagueError(f"{self.cfg.store}: no entrant {name!r} (entered: {known})")
+        return found
+
+    def submit(self, name: str, bot: str, *, owner: str | None = None, params: dict[str, Any] | None = None,
+               isolation: str = "auto", update: bool = False,
+               progress: Callable[[str], None] | None = None) -> Submitted:
+        """Enter ``bot`` as ``name`` (or, with ``update``, a new version of it) once it passes the
+        compliance run. Refusals raise LeagueError (ComplianceRefused with the report) and store
+        nothing."""
+        _check_name(name)
+        if isolation not in ISOLATIONS:
+            raise LeagueError(f"--isolation: must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        owner = owner or _whoami()
+        params = dict(params or {})
+        existing = self.db.entrant(name)
+        if existing is not None and not update:
+            latest = self.db.latest(name)
+            shown = f"version {latest.version}, bot {latest.bot_text}, " if latest else ""
+            raise LeagueError(f"entrant {name!r} is already in the league ({shown}owner {existing.owner}): "
+                              f"choose another name, or add --update to submit a new version of it")
+        if existing is None and update:
+            raise LeagueError(f"--update: no entrant {name!r} in the league to update (submit it without --update)")
+        if existing is not None and existing.owner != owner:
+            raise LeagueError(f"entrant {name!r} belongs to {existing.owner}, not {owner} (--owner)")
+        try:
+            plugin = plugin_files(bot)
+        except BotLoadError as exc:
+            raise LeagueError(f"{bot}: {exc}" if bot not in str(exc) else str(exc)) from None
+        latest = self.db.latest(name) if existing is not None else None
+        if latest is not None and _same(latest, plugin, params, isolation):
+            if existing is not None and existing.active:
+                raise LeagueError(f"entrant {name!r}: nothing changed (version {latest.version} has the same "
+                                  f"files, sha256 {latest.plugin_hash[:12]}, and parameters)")
+            self.db.reactivate(name)
+            return Submitted(latest, "re-entered", None)
+        try:
+            report = check_bot(list(plugin.bot) if isinstance(plugin.bot, tuple) else plugin.bot, params,
+                               deals=self.cfg.check_deals, variants=self.cfg.presets(), isolation=isolation,
+                               time_limit_ms=self.cfg.time_limit_ms, memory_mb=self.cfg.memory_mb,
+                               progress=progress)
+        except BotLoadError as exc:  # found, but it cannot be built (bad parameters, a broken import)
+            raise LeagueError(f"{bot}: refused: {exc}") from None
+        if not report.passed(self.cfg.check_reproducible):
+            raise ComplianceRefused(f"{bot}: refused, it fails the compliance run ({_failures(report)}); "
+                                    f"entrant {name!r} not stored", report)
+        version = Version(name, (latest.version + 1) if latest else 1, owner, plugin.bot, plugin.kind, plugin.origin,
+                          plugin.dist_version, params, isolation, plugin.digest, plugin.files, time.time())
+        self.db.add_version(version, new_entrant=existing is None)
+        return Submitted(version, "new version" if latest else "new", report)
+
+    def withdraw(self, name: str) -> Entrant:
+        """Out of the seasons to come (a season under way finishes with it); its history stays."""
+        ent = self.entrant(name)
+        if not ent.active:
+            raise LeagueError(f"entrant {name!r} was withdrawn already")
+        self.db.withdraw(name)
+        return self.entrant(name)
+
+    # -------------------------------------------------------------------------------------- seasons
+    def open_season(self) -> Season | None:
+        """The season started and not finished, if any."""
+        for s in self.db.seasons():
+            if s.finished is None:
+                return s
+        return None
+
+    def play_season(self, *, workers: int | None = None, quiet: bool = False,
+                    stream: TextIO | None = None) -> tuple[Season, list[RunSummary]]:
+        """Play the next season, or finish the one under way. Raises LeagueError before anything is
+        stored if the season cannot start; runner.Interrupted on Ctrl-C (run again to resume)."""
+        season = self.open_season() or self._start_season()
+        cfg = self.season_config(season)
+        entries = self.db.season_entrants(season.season)
+        by_division: dict[int, list[EntrantConfig]] = {}
+        versions = {(v.entrant, v.version): v for v in self.db.versions()}
+        for e in entries:
+            v = versions[(e.entrant, e.version)]
+            by_division.setdefault(e.division, []).append(
+                EntrantConfig(e.entrant, v.bot, dict(v.params), v.isolation))
+        summaries = []
+        n_div = len(by_division)
+        for d in sorted(by_division):
+            tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d])
+            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream))
+        self._finish_season(season, cfg, entries)
+        return next(s for s in self.db.seasons() if s.season == season.season), summaries
+
+    def season_config(self, season: Season) -> LeagueConfig:
+        """The config the season started with; where the store and log are and how many workers play
+        (none of which changes a game) come from league.toml as it is now."""
+        try:
+            snap = parse_league(season.config, source=f"{self.cfg.store}: season {season.season}'s league.toml",
+                                base=self.cfg.store.parent)
+        except ConfigError as exc:
+            raise LeagueError(str(exc)) from None
+        return replace(snap, store=self.cfg.store, log=self.cfg.log, workers=self.cfg.workers)
+
+    def _start_season(self) -> Season:
+        cfg = self.cfg
+        number = max((s.season for s in self.db.seasons()), default=0) + 1
+        field_: list[Version] = []
+        for ent in self.db.entrants():
+            if not ent.active:
+                continue
+            v = self.db.latest(ent.name)
+            if v is None:
+                continue
+            self._same_files(v)
+            field_.append(v)
+        if len(field_) < max(2, cfg.min_field):
+            need = max(2, cfg.min_field)
+            raise LeagueError(f"season {number} needs at least {need} active entrants "
+                              f"({', '.join(cfg.labels)}), the league has {len(field_)} (tute league submit)")
+        previous: dict[str, SeasonEntrant] = {}
+        for e in self.db.season_entrants():
+            previous[e.entrant] = e
+        now = {s.entrant: s.rating for s in standings(self.db, cfg)}
+        divisions = plan_divisions(cfg, [v.entrant for v in field_], previous, now)
+        n_div = max(divisions.values())
+        tournaments = [cfg.tournament_name(number, d, n_div) for d in range(1, n_div + 1)]
+        self.db.start_season(number, cfg.text, tournaments,
+                             [SeasonEntrant(number, v.entrant, v.version, divisions[v.entrant]) for v in field_])
+        return next(s for s in self.db.seasons() if s.season == number)
+
+    def _same_files(self, v: Version) -> None:
+        """A version is what was submitted: refuse to play a bot whose files changed since."""
+        try:
+            now = plugin_files(list(v.bot) if isinstance(v.bot, tuple) else v.bot)
+        except BotLoadError as exc:
+            raise LeagueError(f"entrant {v.entrant!r} (version {v.version}) cannot be found any more: {exc}; "
+                              f"reinstall it, or tute league withdraw {v.entrant}") from None
+        if now.digest != v.plugin_hash:
+            raise LeagueError(f"entrant {v.entrant!r}: its files changed since version {v.version} was submitted; "
+                              f"submit it again with --update (a new version), or withdraw it")
+
+    def _finish_season(self, season: Season, cfg: LeagueConfig, entries: list[SeasonEntrant]) -> None:
+        with Store(cfg.store) as store:
+            games = [g for t in season.tournaments for g in store.games(t)]
+        ratings = fold_season(cfg, season.season, entries, games, self.db.ratings())
+        self.db.finish_season(season.season, ratings, places(cfg, entries, ratings))
+
+
+def _same(v: Version, plugin: PluginFiles, params: dict[str, Any], isolation: str) -> bool:
+    return (v.plugin_hash == plugin.digest and v.bot == plugin.bot and v.params == params
+            and v.isolation == isolation)
+
+
+def _failures(report: ComplianceReport) -> str:
+    fails = report.failures
+    if report.error:
+        return report.error
+    if sum(fails.values()):
+        return ", ".join(f"{n} {r}" for r, n in sorted(fails.items()))
+    return "not reproducible"
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"

@@ -1,0 +1,319 @@
+"""A league's own tables, in the same SQLite file as its seasons' games.
+
+The tournament store (store.py) keeps games; these tables keep what a league adds: who entered, each
+version of each bot with the hash of its files, the seasons with the config they started with and who
+played in which division, and every rating at the end of every season. Each change is one transaction
+(a submission, a withdrawal, a season's start, a season's end), so a kill leaves either all of it or
+none; the games in between are the runner's, journalled one by one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS league (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_entrants (
+    name TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    entered REAL NOT NULL,
+    withdrawn REAL              -- NULL while active
+);
+CREATE TABLE IF NOT EXISTS league_versions (
+    entrant TEXT NOT NULL REFERENCES league_entrants(name),
+    version INTEGER NOT NULL,   -- 1, 2, ... per entrant
+    owner TEXT NOT NULL,
+    bot TEXT NOT NULL,          -- entry point, module:Class, or the command as a JSON array
+    kind TEXT NOT NULL,         -- entrypoint, module, command
+    origin TEXT NOT NULL,       -- distribution (entry points), else module / command
+    dist_version TEXT NOT NULL,
+    params TEXT NOT NULL,       -- JSON object
+    isolation TEXT NOT NULL,
+    plugin_hash TEXT NOT NULL,  -- sha256 over the plugin's files
+    files TEXT NOT NULL,        -- JSON array of [name in hash, path]
+    submitted REAL NOT NULL,
+    PRIMARY KEY (entrant, version)
+);
+CREATE TABLE IF NOT EXISTS league_seasons (
+    season INTEGER PRIMARY KEY,
+    config TEXT NOT NULL,       -- league.toml's text when the season started
+    tournaments TEXT NOT NULL,  -- JSON array: one tournament per division
+    started REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS league_season_entrants (
+    season INTEGER NOT NULL REFERENCES league_seasons(season),
+    entrant TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    division INTEGER NOT NULL,
+    place INTEGER,              -- in its division, by pooled rating at the season's end
+    next_division INTEGER,      -- after promotion and relegation
+    PRIMARY KEY (season, entrant)
+);
+CREATE TABLE IF NOT EXISTS league_ratings (
+    season INTEGER NOT NULL REFERENCES league_seasons(season),
+    scope TEXT NOT NULL,        -- a variant label, or '*' for all variants pooled
+    entrant TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    prior_mu REAL NOT NULL,     -- where the season started it
+    prior_sigma REAL NOT NULL,
+    mu REAL NOT NULL,           -- where the season left it
+    sigma REAL NOT NULL,
+    games INTEGER NOT NULL,
+    wins INTEGER NOT NULL,
+    draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL,
+    PRIMARY KEY (season, scope, entrant)
+);
+"""
+
+#: the scope of the ratings pooled over all variants
+POOLED = "*"
+
+
+class LeagueStoreError(RuntimeError):
+    """The store cannot be opened, or holds another league: one line for the user."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    name: str
+    owner: str
+    entered: float
+    withdrawn: float | None
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn is None
+
+
+@dataclass(frozen=True)
+class Version:
+    entrant: str
+    version: int
+    owner: str
+    bot: str | tuple[str, ...]
+    kind: str
+    origin: str
+    dist_version: str
+    params: dict[str, Any]
+    isolation: str
+    plugin_hash: str
+    files: tuple[tuple[str, str], ...]
+    submitted: float
+
+    @property
+    def bot_text(self) -> str:
+        return " ".join(self.bot) if isinstance(self.bot, tuple) else self.bot
+
+
+@dataclass(frozen=True)
+class Season:
+    season: int
+    config: str
+    tournaments: tuple[str, ...]
+    started: float
+    finished: float | None
+
+
+@dataclass(frozen=True)
+class SeasonEntrant:
+    season: int
+    entrant: str
+    version: int
+    division: int
+    place: int | None = None
+    next_division: int | None = None
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    season: int
+    scope: str
+    entrant: str
+    version: int
+    prior_mu: float
+    prior_sigma: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+    def conservative(self, k: float) -> float:
+        return self.mu - k * self.sigma
+
+
+class LeagueStore:
+    """The league tables of one store file. Its own connection, autocommit: it never holds a lock while
+    the runner writes games through its own."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise LeagueStoreError(f"{self.path}: cannot open the league store: {exc}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> "LeagueStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _tx(self) -> "_Transaction":
+        return _Transaction(self.db, self.path)
+
+    # --------------------------------------------------------------------------------------- league
+    def league_name(self) -> str | None:
+        row = self.db.execute("SELECT name FROM league").fetchone()
+        return None if row is None else str(row[0])
+
+    def claim(self, name: str) -> None:
+        """Make this store the league ``name``'s; refuse a store that belongs to another league."""
+        held = self.league_name()
+        if held is None:
+            with self._tx():
+                self.db.execute("INSERT INTO league (name, created) VALUES (?, ?)", (name, time.time()))
+        elif held != name:
+            raise LeagueStoreError(f"{self.path}: holds the league {held!r}, not {name!r} (check league.toml's "
+                                   f"name and store)")
+
+    # ------------------------------------------------------------------------------------- entrants
+    def entrant(self, name: str) -> Entrant | None:
+        row = self.db.execute("SELECT name, owner, entered, withdrawn FROM league_entrants WHERE name = ?",
+                              (name,)).fetchone()
+        return None if row is None else Entrant(*row)
+
+    def entrants(self) -> list[Entrant]:
+        rows = self.db.execute("SELECT name, owner, entered, withdrawn FROM league_entrants ORDER BY entered, name")
+        return [Entrant(*r) for r in rows]
+
+    def versions(self, entrant: str | None = None) -> list[Version]:
+        sql = ("SELECT entrant, version, owner, bot, kind, origin, dist_version, params, isolation, plugin_hash, "
+               "files, submitted FROM league_versions")
+        args: tuple[Any, ...] = ()
+        if entrant is not None:
+            sql += " WHERE entrant = ?"
+            args = (entrant,)
+        return [_version(r) for r in self.db.execute(sql + " ORDER BY submitted, entrant, version", args)]
+
+    def latest(self, entrant: str) -> Version | None:
+        found = self.versions(entrant)
+        return max(found, key=lambda v: v.version) if found else None
+
+    def add_version(self, v: Version, *, new_entrant: bool) -> None:
+        """A submission: the entrant (if new, else re-activated) and its version, in one transaction."""
+        bot = json.dumps(list(v.bot)) if isinstance(v.bot, tuple) else v.bot
+        with self._tx():
+            if new_entrant:
+                self.db.execute("INSERT INTO league_entrants (name, owner, entered) VALUES (?, ?, ?)",
+                                (v.entrant, v.owner, v.submitted))
+            else:
+                self.db.execute("UPDATE league_entrants SET withdrawn = NULL WHERE name = ?", (v.entrant,))
+            self.db.execute(
+                "INSERT INTO league_versions (entrant, version, owner, bot, kind, origin, dist_version, params, "
+                "isolation, plugin_hash, files, submitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (v.entrant, v.version, v.owner, bot, v.kind, v.origin, v.dist_version,
+                 json.dumps(v.params, sort_keys=True), v.isolation, v.plugin_hash,
+                 json.dumps([list(f) for f in v.files]), v.submitted))
+
+    def reactivate(self, name: str) -> None:
+        with self._tx():
+            self.db.execute("UPDATE league_entrants SET withdrawn = NULL WHERE name = ?", (name,))
+
+    def withdraw(self, name: str) -> None:
+        with self._tx():
+            self.db.execute("UPDATE league_entrants SET withdrawn = ? WHERE name = ? AND withdrawn IS NULL",
+                            (time.time(), name))
+
+    # -------------------------------------------------------------------------------------- seasons
+    def seasons(self) -> list[Season]:
+        rows = self.db.execute("SELECT season, config, tournaments, started, finished FROM league_seasons "
+                               "ORDER BY season")
+        return [Season(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4]) for r in rows]
+
+    def season_entrants(self, season: int | None = None) -> list[SeasonEntrant]:
+        sql = "SELECT season, entrant, version, division, place, next_division FROM league_season_entrants"
+        args: tuple[Any, ...] = ()
+        if season is not None:
+            sql += " WHERE season = ?"
+            args = (season,)
+        return [SeasonEntrant(*r) for r in self.db.execute(sql + " ORDER BY season, division, entrant", args)]
+
+    def start_season(self, season: int, config: str, tournaments: Sequence[str],
+                     entrants: Iterable[SeasonEntrant]) -> None:
+        with self._tx():
+            self.db.execute("INSERT INTO league_seasons (season, config, tournaments, started) VALUES (?, ?, ?, ?)",
+                            (season, config, json.dumps(list(tournaments)), time.time()))
+            self.db.executemany(
+                "INSERT INTO league_season_entrants (season, entrant, version, division) VALUES (?, ?, ?, ?)",
+                [(season, e.entrant, e.version, e.division) for e in entrants])
+
+    def finish_season(self, season: int, ratings: Iterable[RatingRow], places: Iterable[SeasonEntrant]) -> None:
+        """The season's ratings, places and next divisions, and its end, in one transaction."""
+        with self._tx():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO league_ratings (season, scope, entrant, version, prior_mu, prior_sigma, mu, "
+                "sigma, games, wins, draws, losses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(r.season, r.scope, r.entrant, r.version, r.prior_mu, r.prior_sigma, r.mu, r.sigma, r.games,
+                  r.wins, r.draws, r.losses) for r in ratings])
+            self.db.executemany(
+                "UPDATE league_season_entrants SET place = ?, next_division = ? WHERE season = ? AND entrant = ?",
+                [(p.place, p.next_division, season, p.entrant) for p in places])
+            self.db.execute("UPDATE league_seasons SET finished = ? WHERE season = ?", (time.time(), season))
+
+    def ratings(self, *, season: int | None = None, scope: str | None = None,
+                entrant: str | None = None) -> list[RatingRow]:
+        sql = ("SELECT season, scope, entrant, version, prior_mu, prior_sigma, mu, sigma, games, wins, draws, "
+               "losses FROM league_ratings WHERE 1=1")
+        args: list[Any] = []
+        for col, value in (("season", season), ("scope", scope), ("entrant", entrant)):
+            if value is not None:
+                sql += f" AND {col} = ?"
+                args.append(value)
+        return [RatingRow(*r) for r in self.db.execute(sql + " ORDER BY season, scope, entrant", args)]
+
+
+def _version(r: Sequence[Any]) -> Version:
+    bot = r[3]
+    if bot.startswith("["):
+        bot = tuple(json.loads(bot))
+    return Version(r[0], r[1], r[2], bot, r[4], r[5], r[6], json.loads(r[7]), r[8], r[9],
+                   tuple((str(a), str(b)) for a, b in json.loads(r[10])), r[11])
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error; a database error (a lock held too long, a row
+    written meanwhile by another ``tute``) becomes one line naming the store."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+
+    def __enter__(self) -> None:
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise LeagueStoreError(f"{self.path}: {exc}") from None
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if isinstance(exc, sqlite3.Error):
+            raise LeagueStoreError(f"{self.path}: {exc} (is another tute league command running?)") from None

@@ -1,0 +1,188 @@
+"""`tute league` refusals (a bot failing compliance, a duplicate name, a missing plugin, bad input): one
+line on stderr, exit 2, nothing stored; withdrawing and re-entering; divisions with promotion and
+relegation; every command's help has an example."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from leagues.league import League
+from leagues.league_config import load_league
+from leagues.league_store import LeagueStore
+from leagues.store import Store
+
+from league_util import tute, write_league
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
+
+
+def dump(path: Path) -> dict[str, list[Any]]:
+    """Every row of every table of the store."""
+    db = sqlite3.connect(path)
+    try:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {t: sorted(db.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in tables}
+    finally:
+        db.close()
+
+
+def one_line_error(code: int, err: str, *needles: str) -> None:
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tute: error: ") and "Traceback" not in err, err
+    for n in needles:
+        assert n in lines[0], (n, lines[0])
+
+
+def test_refusals_are_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_league(tmp_path)
+    lg = ["-l", str(tmp_path)]
+    code, out, err = tute(capsys, "league", "submit", "ok", "greedy", *lg, "--owner", "ana")
+    assert code == 0 and "ok: new, version 1" in out, err
+    store = tmp_path / "league.sqlite"
+    before = dump(store)
+    assert before["league_versions"] and before["league_entrants"]
+
+    bad = f"{sys.executable} {HOSTILE} illegal 1"
+    code, out, err = tute(capsys, "league", "submit", "cheat", bad, *lg)
+    assert "FAIL" in out and "tute-2" in out and "illegal" in out, out  # the compliance report
+    one_line_error(code, err, "fails the compliance run", "illegal",
+                   "'cheat' not stored")
+
+    code, _, err = tute(capsys, "league", "submit", "ok", "random", *lg)
+    one_line_error(code, err, "'ok' is already in the league", "version 1, bot greedy, owner ana", "--update")
+
+    for missing, needle in [("nosuchbot", "unknown bot 'nosuchbot'"), ("nomod:Bot", "No module named 'nomod'"),
+                            ("bots.greedy:Nope", "has no attribute 'Nope'"),
+                            (f"{sys.executable} {tmp_path / 'gone.py'}", "gone.py: no such file"),
+                            ("./not-here", "not an executable file")]:
+        code, _, err = tute(capsys, "league", "submit", "new", missing, *lg)
+        one_line_error(code, err, needle)
+
+    cases = [
+        (["ok", "greedy", "--update", "--owner", "ana"], "nothing changed"),
+        (["ok", "greedy", "--update", "--owner", "bob"], "belongs to ana"),
+        (["zz", "greedy", "--update"], "no entrant 'zz'"),
+        (["a/b", "greedy"], "entrant name 'a/b'"),
+        (["x", "greedy", "--params", "[1]"], "--params must be a JSON object"),
+        (["x", "random", "--params", '{"bogus": 1}'], "cannot construct"),
+    ]
+    for args, needle in cases:
+        code, _, err = tute(capsys, "league", "submit", *args, *lg)
+        one_line_error(code, err, needle)
+    code, _, err = tute(capsys, "league", "withdraw", "zz", *lg)
+    one_line_error(code, err, "no entrant 'zz'", "entered: ok")
+    code, _, err = tute(capsys, "league", "season", *lg)
+    one_line_error(code, err, "needs at least 2 active entrants", "has 1")
+    code, _, err = tute(capsys, "league", "history", "zz", *lg)
+    one_line_error(code, err, "no entrant 'zz'")
+    assert dump(store) == before, "no refusal stores anything"
+
+
+def test_config_and_folder_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = tute(capsys, "league", "standings", "-l", str(tmp_path / "none"))
+    one_line_error(code, err, "none/league.toml: no such file")
+    write_league(tmp_path, rating={"tau": -1})
+    code, _, err = tute(capsys, "league", "standings", "-l", str(tmp_path))
+    one_line_error(code, err, "league.toml: rating.tau: must not be negative")
+    write_league(tmp_path, colour="red")
+    code, _, err = tute(capsys, "league", "season", "-l", str(tmp_path))
+    one_line_error(code, err, "league.toml: colour: unknown key")
+    write_league(tmp_path, variants=[{"name": "tute-9"}])
+    code, _, err = tute(capsys, "league", "submit", "g", "greedy", "-l", str(tmp_path))
+    one_line_error(code, err, "league.toml: variants[0].name")
+    write_league(tmp_path, name="other")
+    code, _, err = tute(capsys, "league", "standings", "-l", str(tmp_path))
+    one_line_error(code, err, "holds the league 'club', not 'other'")
+    code, _, err = tute(capsys, "league", "init", str(tmp_path))
+    one_line_error(code, err, "league.toml: exists already")
+    code, out, err = tute(capsys, "league", "init", str(tmp_path / "new club"))
+    assert code == 0 and 'name = "new-club"' in (tmp_path / "new club" / "league.toml").read_text(), err
+    code, out, _ = tute(capsys, "league", "standings", "-l", str(tmp_path / "new club"))
+    assert code == 0 and "before the first season" in out
+
+
+def test_withdraw_then_reenter_unchanged_keeps_the_version(tmp_path: Path) -> None:
+    write_league(tmp_path)
+    with League.open(tmp_path) as lg:
+        lg.submit("a", "random", params={"seed": 1})
+        lg.submit("b", "random", params={"seed": 2})
+        lg.submit("c", "greedy")
+        lg.play_season(quiet=True)
+        lg.withdraw("c")
+        season, _ = lg.play_season(quiet=True)
+        assert {e.entrant for e in lg.db.season_entrants(season.season)} == {"a", "b"}
+        again = lg.submit("c", "greedy", update=True)
+        assert (again.what, again.version.version, again.report) == ("re-entered", 1, None)
+        changed = lg.submit("b", "random", params={"seed": 5}, update=True)
+        assert (changed.what, changed.version.version) == ("new version", 2)
+        season, _ = lg.play_season(quiet=True)
+        field = {(e.entrant, e.version) for e in lg.db.season_entrants(season.season)}
+        assert field == {("a", 1), ("b", 2), ("c", 1)}
+        # c sat season 2 out: its prior for season 3 is widened by two seasons of tau
+        c1 = lg.db.ratings(season=1, scope="*", entrant="c")[0]
+        c3 = lg.db.ratings(season=3, scope="*", entrant="c")[0]
+        tau = lg.cfg.rating.tau
+        assert (c3.prior_mu, c3.prior_sigma) == pytest.approx((c1.mu, (c1.sigma ** 2 + 2 * tau ** 2) ** 0.5))
+
+
+def test_divisions_promote_and_relegate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_league(tmp_path, divisions=2, promote=1)
+    with League.open(tmp_path) as lg:
+        for i in range(1, 6):
+            lg.submit(f"r{i}", "random", params={"seed": i})
+        lg.submit("g", "greedy")
+        for _ in range(3):
+            lg.play_season(quiet=True)
+        seasons = lg.db.seasons()
+        k = lg.cfg.rating.k
+        entries = lg.db.season_entrants()
+        ratings = {(x.season, x.entrant): x for x in lg.db.ratings(scope="*")}
+    assert [s.tournaments for s in seasons] == [(f"club/s{n}/div1", f"club/s{n}/div2") for n in (1, 2, 3)]
+    cfg = load_league(tmp_path)
+    with Store(cfg.store) as store:
+        for s in seasons:
+            div = {e.entrant: e.division for e in entries if e.season == s.season}
+            assert sorted(div.values()) == [1, 1, 1, 2, 2, 2]
+            for d, t in enumerate(s.tournaments, start=1):
+                games = store.games(t)
+                assert games and all(div[n] == d for g in games for n in g.seats), "a division plays alone"
+    for n in (1, 2):
+        now = {e.entrant: e for e in entries if e.season == n}
+        nxt = {e.entrant: e for e in entries if e.season == n + 1}
+        for d in (1, 2):
+            members = sorted((e for e in now.values() if e.division == d),
+                             key=lambda e: -ratings[(n, e.entrant)].conservative(k))
+            assert [e.place for e in members] == [1, 2, 3], "places follow the season's ratings"
+        up = [e.entrant for e in now.values() if e.division == 2 and e.place == 1]
+        down = [e.entrant for e in now.values() if e.division == 1 and e.place == 3]
+        assert [nxt[x].division for x in up] == [1] and [nxt[x].division for x in down] == [2]
+        assert all(nxt[x].division == now[x].division for x in now if x not in up + down)
+    code, out, _ = tute(capsys, "league", "standings", "-l", str(tmp_path))
+    assert code == 0 and "division" in out and "up" in out and "down" in out
+    # a division left too small to seat a table is cut again from the whole field
+    with League.open(tmp_path) as lg:
+        top = [e.entrant for e in entries if e.season == 3 and e.next_division == 1]
+        for name in top[:2]:
+            lg.withdraw(name)
+        season, _ = lg.play_season(quiet=True)
+        field = lg.db.season_entrants(season.season)
+    assert sorted(e.division for e in field) == [1, 1, 2, 2]
+
+
+@pytest.mark.parametrize("command", ["init", "submit", "withdraw", "season", "standings", "history", "report"])
+def test_every_command_has_help_with_an_example(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = tute(capsys, "league", command, "--help")
+    assert code == 0 and "Example" in out and f"tute league {command}" in out
+
+
+def test_store_tables_are_the_leagues(tmp_path: Path) -> None:
+    write_league(tmp_path)
+    with LeagueStore(tmp_path / "league.sqlite") as db:
+        assert db.league_name() == "club" and db.seasons() == [] and db.entrants() == []
