@@ -145,7 +145,7 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None)
     if fmt == "swiss" and rounds is None:
         raise c.fail("rounds", "missing (a Swiss season needs its number of rounds)")
     ints = {key: c.get(data, "", key, int, default) for key, default in (
-        ("seed", 0), ("deals", 2), ("workers", 0), ("time_limit_ms", 1000), ("memory_mb", 1024),
+        ("seed", 0), ("deals", 50), ("workers", 0), ("time_limit_ms", 1000), ("memory_mb", 1024),
         ("max_tables", 200), ("divisions", 1), ("promote", 1))}
     for key, low in (("deals", 1), ("workers", 0), ("time_limit_ms", 1), ("memory_mb", 16), ("max_tables", 1),
                      ("divisions", 1), ("promote", 0)):
@@ -194,7 +194,8 @@ def template(name: str) -> str:
 name = "{name}"
 seed = 0
 format = "round-robin"      # or "swiss" (then set rounds)
-deals = 2                   # deck orders per pairing, each played once per seat rotation
+deals = 50                  # deck orders per pairing, each played once per seat rotation (a season of 3
+                            # bots in tute-2: 300 games; a few seconds with the built-in bots)
 duplicate = true
 time_limit_ms = 1000        # per move, for isolated bots and commands
 memory_mb = 1024
