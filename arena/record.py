@@ -98,7 +98,7 @@ class GameRecord:
             ',"dealer":', str(int(self.dealer)), ',"seats":', strs(self.seats), ',"teams":', compact(self.teams),
             ',"deck":', _cards_json(self.deck), ',"hands":[', ",".join(map(_cards_json, self.hands)), '],"stock":',
             _cards_json(self.stock), ',"trump_card":', "null" if self.trump_card is None else quote(self.trump_card),
-            ',"actions":[', ",".join([_action_json(s, a) for s, a in self.actions]),
+            ',"actions":[', _actions_json(self.actions),
             '],"result":', result]
         for k, v in self.extra.items():
             if k not in _FIELDS:
@@ -171,15 +171,19 @@ def _cards_json(cards: list[str]) -> str:
 _ACTION_JSON: dict[tuple[int, str], str] = {}
 
 
-def _action_json(seat: int, action: str) -> str:
-    """``[seat,"action"]``, remembered: a referee speaks a few hundred distinct actions."""
-    key = (seat, action)
-    text = _ACTION_JSON.get(key)
-    if text is None:
-        text = f"[{int(seat)},{quote(action)}]"
-        if len(_ACTION_JSON) < 8192:
-            _ACTION_JSON[key] = text
-    return text
+def _actions_json(actions: list[tuple[int, str]]) -> str:
+    """The items of the ``actions`` array, ``[seat,"action"],...``. Each (seat, action) pair is
+    remembered as text: a referee speaks a few hundred distinct actions, so after the first games every
+    pair is one dictionary lookup."""
+    texts = list(map(_ACTION_JSON.get, actions))
+    if None in texts:
+        for i, text in enumerate(texts):
+            if text is None:
+                seat, action = actions[i]
+                texts[i] = text = f"[{int(seat)},{quote(action)}]"
+                if len(_ACTION_JSON) < 8192:
+                    _ACTION_JSON[(seat, action)] = text
+    return ",".join(texts)
 
 
 def _start(record: GameRecord) -> GameState:

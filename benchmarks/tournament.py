@@ -4,8 +4,9 @@ the same games in the same run, and 2 workers against 1.
     .venv/bin/python benchmarks/tournament.py [--deals N] [--entrants N] [--repeat N]
 
 The bare loop plays exactly the tournament's games (same decks, dealers, seats, random bots) in one
-process, with no store; "end to end" is ``run_tournament`` into a fresh SQLite store (the leaderboard's
-rating fold is timed apart). Each figure is the best of ``--repeat`` runs, as timeit does: on a shared
+process, with no store, shuffling each game's deck as a caller of ``play_game`` does; "end to end" is
+``run_tournament`` into a fresh SQLite store (the leaderboard's rating fold is timed apart), whose
+workers shuffle a deal's deck once for all its rotations (about 5% of a random game). Each figure is the best of ``--repeat`` runs, as timeit does: on a shared
 machine the best run is the one least disturbed. CPU time per game (parent, workers) is printed too:
 it shows where the time goes whatever else the machine is doing.
 Targets: end to end with 1 worker >= 85% of the bare loop; 2 workers >= 1.8x of 1 worker (meaningful

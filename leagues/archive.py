@@ -139,7 +139,7 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None) -
             problems.append(f"{where}: bad schedule field: {exc}")
             continue
         if tournament:
-            spec = GameSpec(**{**spec.__dict__, "tournament": tournament})
+            spec = spec._replace(tournament=tournament)
         if spec.id in seen:
             problems.append(f"{where}: duplicate of line {seen[spec.id]} (game {spec.id})")
             continue

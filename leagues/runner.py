@@ -15,6 +15,7 @@ the same rounds after a crash.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import logging
 import logging.handlers
@@ -27,7 +28,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence, TextIO
+from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -35,7 +36,8 @@ from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 
 from .config import EntrantConfig, TournamentConfig, check_bot
 from .pairing import History, Round
-from .schedule import (GameSpec, round_games, round_robin_rounds, side_seats, swiss_round, unit_scores)
+from .schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
+                       unit_scores)
 from .store import ROW_RESULT, EntrantRow, Store, game_row
 
 log = logging.getLogger("leagues.runner")
@@ -101,6 +103,9 @@ class Worker:
     time_limit_ms: int
     memory_mb: int
     players: dict[tuple[str, int], Any] = field(default_factory=dict)
+    #: the last deal's deck, shared by its rotations (duplicate deals): shuffled once, not per game
+    deck_key: tuple[str, int] | None = None
+    deck: list[int] = field(default_factory=list)
 
     def player(self, name: str, copy: int) -> Any:
         key = (name, copy)
@@ -125,8 +130,10 @@ class Worker:
             copy = seen.get(name, 0)
             seen[name] = copy + 1
             players.append(self.player(name, copy))
-        record = play_game(v, shuffled_deck(v, spec.seed), spec.dealer, players, game_id=spec.id,
-                           seed=spec.seed, names=list(spec.seats))
+        if self.deck_key != (spec.variant, spec.seed):  # the rotations of a deal come one after another
+            self.deck_key, self.deck = (spec.variant, spec.seed), shuffled_deck(v, spec.seed)
+        record = play_game(v, self.deck, spec.dealer, players, game_id=spec.id, seed=spec.seed,
+                           names=list(spec.seats))
         f = record.result.forfeit
         if f is not None:
             log.warning("%s: %s forfeits (%s): %s", spec.id, spec.seats[f.seat], f.reason, f.detail[:300])
@@ -223,14 +230,21 @@ class Executor:
             return 1
         return max(1, min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6))))
 
-    def run(self, specs: Sequence[GameSpec]) -> Iterator[Batch]:
+    def run(self, specs: Iterable[GameSpec]) -> Iterator[Batch]:
+        """Play ``specs`` (taken from the iterable only as batches are sent, so a schedule can be
+        generated while the first games are played)."""
+        source = iter(specs)
         pending: set[Future[Batch]] = set()
-        pos = 0
-        while pos < len(specs) or pending:
-            while pos < len(specs) and len(pending) < 2 * self.workers:
-                n = self.batch_size()
-                pending.add(self.pool.submit(_play_batch, specs[pos:pos + n]))
-                pos += n
+        more = True
+        while more or pending:
+            while more and len(pending) < 2 * self.workers:
+                batch_specs = list(itertools.islice(source, self.batch_size()))
+                if not batch_specs:
+                    more = False
+                    break
+                pending.add(self.pool.submit(_play_batch, batch_specs))
+            if not pending:
+                break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 try:
@@ -411,7 +425,7 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     return summary
 
 
-def _play_all(specs: Sequence[GameSpec], store: Store, executor: Executor, progress: Progress,
+def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progress: Progress,
               summary: RunSummary) -> None:
     for batch in executor.run(specs):
         store.add_games(batch.rows)
@@ -422,17 +436,28 @@ def _play_all(specs: Sequence[GameSpec], store: Store, executor: Executor, progr
 
 def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
                      summary: RunSummary, show: bool, stream: TextIO) -> None:
-    specs: list[GameSpec] = []
-    for vi, vc in enumerate(cfg.variants):
-        for r, rnd in enumerate(round_robin_rounds(cfg, vi), start=1):
+    plans = [round_robin_rounds(cfg, vi) for vi in range(len(cfg.variants))]
+    for vi, rounds in enumerate(plans):
+        for r, rnd in enumerate(rounds, start=1):
             if rnd.byes:
-                store.add_byes(cfg.name, vc.label, r, rnd.byes)
-            specs.extend(round_games(cfg, vi, r, rnd))
-    specs.sort(key=lambda g: g.order)
-    todo = [s for s in specs if s.id not in stored]
-    summary.total, summary.skipped = len(specs), len(specs) - len(todo)
-    progress = Progress(cfg.name, len(specs), summary.skipped, show, stream)
-    _play_all(todo, store, executor, progress, summary)
+                store.add_byes(cfg.name, cfg.variants[vi].label, r, rnd.byes)
+    summary.total = sum(round_size(cfg, rnd) for rounds in plans for rnd in rounds)
+
+    def todo() -> Iterator[GameSpec]:
+        """The games not stored yet, in schedule order (round, variant, table, deal, rotation), made
+        as the executor asks for them: the first games start at once, and a big schedule is never
+        held in memory whole."""
+        for r in range(1, max(map(len, plans), default=0) + 1):
+            for vi, rounds in enumerate(plans):
+                if r <= len(rounds):
+                    for spec in round_games(cfg, vi, r, rounds[r - 1]):
+                        if spec.id in stored:
+                            summary.skipped += 1
+                        else:
+                            yield spec
+
+    progress = Progress(cfg.name, summary.total, len(stored), show, stream)
+    _play_all(todo(), store, executor, progress, summary)
     progress.finish()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from arena import derive_seed
 from leagues.config import load_config
-from leagues.schedule import parse_order, round_robin_games, round_robin_rounds
+from leagues.schedule import parse_order, round_games, round_robin_games, round_robin_rounds, round_size
 
 from league_util import write_config
 
@@ -90,3 +90,15 @@ def test_same_config_same_games(tmp_path: Path) -> None:
     a = round_robin_games(load_config(write_config(tmp_path, "a.toml", entrants=entrants(4))))
     b = round_robin_games(load_config(write_config(tmp_path, "b.toml", entrants=list(reversed(entrants(4))))))
     assert a == b
+
+
+def test_round_size_counts_the_games_a_round_makes(tmp_path: Path) -> None:
+    for duplicate in (True, False):
+        cfg = load_config(write_config(tmp_path, deals=3, duplicate=duplicate, entrants=entrants(5),
+                                       variants=[{"name": "tute-2"}, {"name": "tute-3"}, {"name": "tute-4-pairs"}]))
+        total = 0
+        for vi in range(len(cfg.variants)):
+            for r, rnd in enumerate(round_robin_rounds(cfg, vi), start=1):
+                assert round_size(cfg, rnd) == len(round_games(cfg, vi, r, rnd))
+                total += round_size(cfg, rnd)
+        assert total == len(round_robin_games(cfg))
