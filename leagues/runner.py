@@ -225,23 +225,31 @@ class Executor:
                                         initargs=(entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue,
                                                   logging.getLogger().level))
 
-    def batch_size(self) -> int:
+    def batch_size(self, unsent: int | None = None) -> int:
+        """About ``BATCH_SECONDS`` of games; near the end (``unsent`` games left to send) no more than
+        an even share of them, so that the workers finish together instead of one waiting for the
+        other's last batch."""
         if self.seconds_per_game is None:
             return 1
-        return max(1, min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6))))
+        n = min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6)))
+        if unsent is not None:
+            n = min(n, -(-unsent // (2 * self.workers)))
+        return max(1, n)
 
-    def run(self, specs: Iterable[GameSpec]) -> Iterator[Batch]:
+    def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Batch]:
         """Play ``specs`` (taken from the iterable only as batches are sent, so a schedule can be
-        generated while the first games are played)."""
+        generated while the first games are played); ``count``, if known, is how many there are."""
         source = iter(specs)
         pending: set[Future[Batch]] = set()
         more = True
+        sent = 0
         while more or pending:
             while more and len(pending) < 2 * self.workers:
-                batch_specs = list(itertools.islice(source, self.batch_size()))
+                batch_specs = list(itertools.islice(source, self.batch_size(None if count is None else count - sent)))
                 if not batch_specs:
                     more = False
                     break
+                sent += len(batch_specs)
                 pending.add(self.pool.submit(_play_batch, batch_specs))
             if not pending:
                 break
@@ -426,8 +434,8 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
 
 
 def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progress: Progress,
-              summary: RunSummary) -> None:
-    for batch in executor.run(specs):
+              summary: RunSummary, count: int | None = None) -> None:
+    for batch in executor.run(specs, count):
         store.add_games(batch.rows)
         summary.played += len(batch.rows)
         summary.forfeits += batch.forfeits
@@ -457,7 +465,7 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, st
                             yield spec
 
     progress = Progress(cfg.name, summary.total, len(stored), show, stream)
-    _play_all(todo(), store, executor, progress, summary)
+    _play_all(todo(), store, executor, progress, summary, count=summary.total - len(stored))
     progress.finish()
 
 
@@ -481,7 +489,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
         summary.skipped += len(specs) - len(todo)
         progress.done += len(specs) - len(todo)
         log.info("round %d: %d games (%d stored)", r, len(specs), len(specs) - len(todo))
-        _play_all(todo, store, executor, progress, summary)
+        _play_all(todo, store, executor, progress, summary, count=len(todo))
         for vi, rnd, games in rounds:
             results = {g.id: g.result for g in store.games(cfg.name, variant=cfg.variants[vi].label, round_no=r)}
             fold_round(cfg, vi, histories[vi], rnd, [(s, results[s.id]) for s in games])
