@@ -13,7 +13,7 @@ from json.encoder import encode_basestring_ascii as quote
 from typing import Any, Callable, Iterable
 
 try:
-    from json.encoder import c_make_encoder
+    from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # CPython's C accelerator
 except ImportError:  # pragma: no cover - interpreters without the C accelerator
     c_make_encoder = None
 

@@ -175,14 +175,16 @@ def _actions_json(actions: list[tuple[int, str]]) -> str:
     """The items of the ``actions`` array, ``[seat,"action"],...``. Each (seat, action) pair is
     remembered as text: a referee speaks a few hundred distinct actions, so after the first games every
     pair is one dictionary lookup."""
-    texts = list(map(_ACTION_JSON.get, actions))
-    if None in texts:
-        for i, text in enumerate(texts):
-            if text is None:
-                seat, action = actions[i]
-                texts[i] = text = f"[{int(seat)},{quote(action)}]"
-                if len(_ACTION_JSON) < 8192:
-                    _ACTION_JSON[(seat, action)] = text
+    found: list[str | None] = list(map(_ACTION_JSON.get, actions))
+    if None not in found:
+        return ",".join(found)  # type: ignore[arg-type]  # no None in it
+    texts = []
+    for pair, text in zip(actions, found):
+        if text is None:
+            text = f"[{int(pair[0])},{quote(pair[1])}]"
+            if len(_ACTION_JSON) < 8192:
+                _ACTION_JSON[pair] = text
+        texts.append(text)
     return ",".join(texts)
 
 
