@@ -165,7 +165,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
     send = chan.send
     for msg in messages:
         if isinstance(msg, tuple):  # the pickle codec's act
-            kind = "act"
+            kind: Any = "act"
             raw_view: Any = msg
         elif isinstance(msg, dict):
             kind = msg.get("type")

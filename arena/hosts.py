@@ -99,7 +99,7 @@ def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None)
             raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} not found on PATH")
         name = bot if isinstance(bot, str) else shlex.join(argv)
         return BotSpec("command", name, argv, "command", "", params)
-    name = bot.strip()
+    name = str(bot).strip()  # not a command: a string
     if ":" in name:
         return BotSpec("module", name, name, "module", "", params)
     bots = installed_bots()

@@ -310,6 +310,7 @@ class PickleEncoder:
     def act_message(self, view: PlayerView, time_ms: int) -> bytes:
         tricks = view.tricks
         prev = self._tricks
+        new: tuple[Any, ...]
         n = len(prev)
         if tricks is prev:
             start, new = n, ()

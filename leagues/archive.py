@@ -37,7 +37,9 @@ class ArchiveError(ValueError):
 def open_text(path: str | Path, mode: str = "rt") -> IO[str]:
     """A text file, gzip-compressed when its name ends in .gz."""
     p = str(path)
-    return gzip.open(p, mode, encoding="utf-8") if p.endswith(".gz") else open(p, mode[0], encoding="utf-8")
+    if p.endswith(".gz"):
+        return gzip.open(p, mode, encoding="utf-8")  # type: ignore[return-value]  # text mode: str lines
+    return open(p, mode[0], encoding="utf-8")
 
 
 def is_header(data: Any) -> bool:

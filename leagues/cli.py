@@ -98,18 +98,19 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     specs = _seat_players(variant, v.players, v.pairs, bots)
     players = []
     try:
-        for s in specs:
-            players.append(make_player(s, isolation=isolation, time_limit_ms=time_limit_ms))
+        for spec in specs:
+            players.append(make_player(spec, isolation=isolation, time_limit_ms=time_limit_ms))
             players[-1].start()  # a bot that cannot start is the user's error, not a forfeit per deal
     except (BotLoadError, BotFailure) as exc:
         for p in players:
             p.close()
         if isinstance(exc, BotFailure):
-            raise UserError(exc.detail if repr(s) in exc.detail else f"bot {s!r}: {exc.detail}") from None
+            raise UserError(exc.detail if repr(spec) in exc.detail else f"bot {spec!r}: {exc.detail}") from None
         raise UserError(str(exc)) from None
-    names = [f"{s}" for s in specs]
+    names = [f"{spec}" for spec in specs]
     n = v.players
-    stats = [{"wins": 0, "draws": 0, "losses": 0, "points": 0, "tutes": 0, "forfeits": 0} for _ in range(n)]
+    stats: list[dict[str, int]] = [{"wins": 0, "draws": 0, "losses": 0, "points": 0, "tutes": 0, "forfeits": 0}
+                                   for _ in range(n)]
     out = None
     if records:
         try:

@@ -143,7 +143,7 @@ def _round_robin_lookahead(vertices: list[str], h: History, matching: set[frozen
                            weight: dict[frozenset[str], int], rounds_left: int) -> set[frozenset[str]]:
     """When the rounds left can still complete a round robin, keep the matching only if the unplayed
     pairs after it can be split into perfect matchings; else take the first factor of such a split."""
-    unplayed = {v: set() for v in vertices}
+    unplayed: dict[str, set[str]] = {v: set() for v in vertices}
     for a, b in itertools.combinations(vertices, 2):
         played = h.byes[a] > 0 if b == BYE else h.meetings(a, b) > 0
         if not played:
@@ -351,7 +351,7 @@ def repeat_free_possible(names: Sequence[str], k: int, h: History) -> bool:
 def circle_rounds(names: Sequence[str]) -> list[Round]:
     """The circle method (Berger tables) on the sorted names: ``n - 1`` rounds (``n`` when odd, one
     bye each), every pair exactly once, first seats alternating."""
-    ring: list[str | None] = sorted(names)
+    ring: list[str | None] = list(sorted(names))
     if len(ring) % 2:
         ring.append(None)
     n = len(ring)
@@ -366,7 +366,7 @@ def circle_rounds(names: Sequence[str]) -> list[Round]:
                 continue
             tables.append((a, b) if (r + i) % 2 == 0 else (b, a))
         rounds.append(Round(tuple(tables), tuple(byes)))
-        ring = [ring[0], ring[-1], *ring[1:-1]]
+        ring = [ring[0], ring[-1], *ring[1:-1]]  # rotate all but the first
     return rounds
 
 

@@ -36,7 +36,7 @@ def replay_lines(record: GameRecord, seat: int | None = None, lang: str = "en", 
 
 
 def print_replay(record: GameRecord, seat: int | None, lang: str, long_names: bool, colour: bool,
-                 echo: Callable[[str], None], pause: Callable[[], None] | None = None) -> None:
+                 echo: Callable[[str], None], pause: Callable[[], object] | None = None) -> None:
     head = f"game {record.id}" + (f" as seen by seat {seat}" if seat is not None else "")
     echo(head)
     for frame, lines in replay_lines(record, seat, lang, long_names, colour):

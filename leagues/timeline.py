@@ -8,6 +8,7 @@ public events; another seat's draw is "a card", never the card.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena import GameRecord
 from arena.cards import NAMES, SUITS, cards_list
@@ -66,6 +67,7 @@ def frames(record: GameRecord, seat: int | None = None, lang: str = "en") -> lis
     n = len(record.seats)
     state = None
     last_trick: list[tuple[int, str]] | None = None
+    before: dict[str, Any] = {}  # the public facts just before the pending move
 
     def visible(s: int) -> bool:
         return seat is None or s == seat
