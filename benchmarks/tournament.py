@@ -33,10 +33,14 @@ from leagues.schedule import round_robin_games  # noqa: E402
 from leagues.store import Store  # noqa: E402
 
 
+BOT = "random"
+
+
 def config(folder: Path, deals: int, entrants: int, name: str) -> object:
     data = {"name": name, "seed": 1, "format": "round-robin", "deals": deals, "store": f"{name}.sqlite",
             "variants": [{"name": "tute-2"}, {"name": "tute-3"}, {"name": "tute-4-pairs"}],
-            "entrants": [{"name": f"r{i}", "bot": "random", "params": {"seed": i}} for i in range(entrants)]}
+            "entrants": [{"name": f"r{i}", "bot": BOT, "params": {"seed": i} if BOT == "random" else {}}
+                         for i in range(entrants)]}
     return parse_config(data, source="benchmark", base=folder)
 
 
@@ -60,7 +64,7 @@ def bare(cfg) -> tuple[float, int, float]:  # type: ignore[no-untyped-def]
             c = seen.get(name, 0)
             seen[name] = c + 1
             if (name, c) not in bots:
-                bots[(name, c)] = make_bot("random", dict(cfg.entrant(name).params))
+                bots[(name, c)] = make_bot(BOT, dict(cfg.entrant(name).params))
             players.append(bots[(name, c)])
         v = variants[s.variant]
         play_game(v, shuffled_deck(v, s.seed), s.dealer, players, game_id=s.id, seed=s.seed, names=list(s.seats))
@@ -85,7 +89,11 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--entrants", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the best counts")
+    ap.add_argument("--bot", default="random", help="the entrants' bot (random: the cheapest decisions, so the "
+                                                     "tournament's own cost shows most)")
     args = ap.parse_args()
+    global BOT
+    BOT = args.bot
     best: dict[str, tuple[float, ...]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -101,7 +109,7 @@ def main() -> None:
     bare_rate = games / best["bare"][0]
     r1, r2 = games / best["one"][0], games / best["two"][0]
     us = 1e6 / games
-    print(f"tournament: {games} games (random bots; tute-2, tute-3, tute-4-pairs; {args.entrants} entrants, "
+    print(f"tournament: {games} games ({BOT} bots; tute-2, tute-3, tute-4-pairs; {args.entrants} entrants, "
           f"{args.deals} deals, duplicate); best of {args.repeat}")
     print(f"bare play_game loop      : {bare_rate:8.0f} games/s  (CPU {best['bare'][2] * us:4.0f} us a game)")
     for label, key, extra in (("end to end, 1 worker", "one", f"= {100 * r1 / bare_rate:5.1f}% of bare (target >= 85%)"),
