@@ -127,6 +127,9 @@ class SearchBot:
         #: decisions searched and their total time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
+        #: the slowest searched decision (seconds) and how many decisions stopped at ``max_ms``
+        self.search_max = 0.0
+        self.capped = 0
         #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
         #: sitting out, deals with losers) are played by greedy's rules
         self._fallback = GreedyBot()
@@ -176,8 +179,10 @@ class SearchBot:
         try:
             card = self._decide(view, plays, start)
         finally:
+            spent = time.perf_counter() - start
             self.searched += 1
-            self.search_seconds += time.perf_counter() - start
+            self.search_seconds += spent
+            self.search_max = max(self.search_max, spent)
         return _PLAY_TEXT[card]
 
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
@@ -203,6 +208,7 @@ class SearchBot:
                 s.apply(_PLAY_TEXT[c])
                 totals[i] += self._playout(s, seat, rng)
             if it and time.perf_counter() > deadline:
+                self.capped += 1
                 break
         best = 0
         for i in range(1, len(plays)):
