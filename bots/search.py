@@ -47,6 +47,7 @@ from typing import Any
 from arena import GameState, PlayerView
 
 from .greedy import GreedyBot
+from .playout import Position, Rules, playout
 
 from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -124,15 +125,16 @@ class SearchBot:
         self.endgame = bool(endgame)
         self.endgame_nodes = int(endgame_nodes)
         self.rng = random.Random(seed)
-        #: decisions searched and their total time, for benchmarks (ms/move)
+        #: decisions searched and their total CPU time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
-        #: the slowest searched decision (seconds) and how many decisions stopped at ``max_ms``
+        #: the slowest searched decision (CPU seconds) and how many decisions stopped at ``max_ms``
         self.search_max = 0.0
         self.capped = 0
         #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
         #: sitting out, deals with losers) are played by greedy's rules
         self._fallback = GreedyBot()
+        self._rules_cache: dict[Any, Rules] = {}
 
     @staticmethod
     def searchable(v: Any) -> bool:
@@ -175,11 +177,11 @@ class SearchBot:
             return "pass" if "pass" in legal else legal[0]
         if len(plays) == 1:
             return _PLAY_TEXT[plays[0]]
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             card = self._decide(view, plays, start)
         finally:
-            spent = time.perf_counter() - start
+            spent = time.process_time() - start
             self.searched += 1
             self.search_seconds += spent
             self.search_max = max(self.search_max, spent)
@@ -197,17 +199,21 @@ class SearchBot:
     # ------------------------------------------------------------------------------ PIMC
     def _pimc(self, view: PlayerView, plays: list[int], start: float) -> int:
         rng = self.rng
+        rand = rng.random
         seat = view.seat
         deadline = start + self.max_ms / 1000.0
+        rules = self._rules(view.variant)
+        pos = Position(view)
+        knowledge = view.knowledge
+        eps = self.epsilon
+        mw = self.margin_weight
         totals = [0.0] * len(plays)
         worlds = self.worlds if self.worlds is not None else (64 if view.variant.players == 2 else 48)
         for it in range(worlds):
-            world = view.sample_world(rng)
+            hands, pile = knowledge.deal_unseen(rng)
             for i, c in enumerate(plays):
-                s = world.copy()
-                s.apply(_PLAY_TEXT[c])
-                totals[i] += self._playout(s, seat, rng)
-            if it and time.perf_counter() > deadline:
+                totals[i] += playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+            if it and time.process_time() > deadline:
                 self.capped += 1
                 break
         best = 0
@@ -216,40 +222,11 @@ class SearchBot:
                 best = i
         return plays[best]
 
-    def _value(self, s: GameState, seat: int) -> float:
-        r = s.result_
-        v = s.variant
-        team = s._team[seat]
-        ranks = r.ranks
-        if ranks[seat] == 0:
-            tied = sum(1 for t in v.teams if ranks[t[0]] == 0)
-            win = 1.0 if tied == 1 else 0.5
-        else:
-            win = 0.0
-        if r.reason == "tute":
-            return win
-        sides = s.side_points()
-        mine = sides[team]
-        other = max(p for t, p in enumerate(sides) if t != team)
-        return win + self.margin_weight * (mine - other) / 130.0
-
-    def _playout(self, s: GameState, seat: int, rng: random.Random) -> float:
-        """Finish the deal with the fast policy for every seat; the value for ``seat``'s side."""
-        eps = self.epsilon
-        rand = rng.random
-        apply = s.apply
-        while s.phase != _OVER:
-            cur = s.current
-            if s.phase != _PLAY:
-                apply(s.legal_actions()[0])  # declarations come first: a Tute or a cante before 'pass'
-                continue
-            if s.window_seat == cur:
-                decl = s.declarations(cur)
-                if decl:
-                    apply(decl[-1] if decl[-1][0] == "t" else decl[0])
-                    continue
-            apply(_PLAY_TEXT[policy_card(s, rand, eps)])
-        return self._value(s, seat)
+    def _rules(self, v: Any) -> Rules:
+        r = self._rules_cache.get(v)
+        if r is None:
+            r = self._rules_cache[v] = Rules(v)
+        return r
 
     # ------------------------------------------------------------------------------ endgame
     def _endgame(self, view: PlayerView, plays: list[int]) -> int:
