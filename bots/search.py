@@ -94,8 +94,8 @@ class SearchBot:
 
     @staticmethod
     def searchable(v: Any) -> bool:
-        return (getattr(v, "trump_rule", "card") == "card" and getattr(v, "scoring", "points") == "points"
-                and not getattr(v, "sits_out", False) and not getattr(v, "follow_only", False))
+        """The variants its worlds and playouts model; the others are played by greedy's rules."""
+        return Rules.supports(v)
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
