@@ -8,7 +8,8 @@ swapped: in ``tute-2`` search sits at seat 0 then seat 1; in a pairs variant sea
 one side, then of the other. The deal's *block score* is search's mean score over its two games (1 a
 win, 0.5 a shared first place, 0 a loss), so the luck of the cards cancels; the mean over blocks is the
 score, and its 95% interval is mean +- 1.96 * sd / sqrt(blocks) (normal approximation, blocks are
-independent). Also printed: forfeits, search's mean milliseconds per searched decision and the wall
+independent). Also printed: forfeits, search's mean and maximum milliseconds per searched decision,
+how many decisions stopped at ``max_ms`` (each such move depends on the machine's speed) and the wall
 time. Games run in a ``multiprocessing`` pool; each deal is a pure function of (seed, deal number), so
 the figures do not depend on the number of workers.
 """
@@ -52,6 +53,8 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any
     forfeits = 0
     searched = 0
     seconds = 0.0
+    slowest = 0.0
+    capped = 0
     for side in (0, 1):
         # pairs: search holds both seats of one side; otherwise one seat, the rest are opponents
         mine = {side, side + 2} if v.pairs else {side}
@@ -67,7 +70,10 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any
         for s in mine:
             searched += players[s].searched
             seconds += players[s].search_seconds
-    return {"deal": deal, "score": score / 2, "forfeits": forfeits, "searched": searched, "seconds": seconds}
+            slowest = max(slowest, players[s].search_max)
+            capped += players[s].capped
+    return {"deal": deal, "score": score / 2, "forfeits": forfeits, "searched": searched, "seconds": seconds,
+            "slowest": slowest, "capped": capped}
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -79,7 +85,8 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     searched = sum(r["searched"] for r in results)
     ms = 1000 * sum(r["seconds"] for r in results) / searched if searched else 0.0
     return {"deals": k, "games": 2 * k, "score": mean, "low": mean - half, "high": mean + half,
-            "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched}
+            "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched,
+            "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results)}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
             if i % 100 == 0:
                 s = summarize(results)
                 print(f"  {i} deals: score {s['score']:.4f} [{s['low']:.4f}, {s['high']:.4f}] "
-                      f"{s['ms_per_move']:.1f} ms/move, forfeits {s['forfeits']}, "
+                      f"{s['ms_per_move']:.1f} ms/move (max {s['max_ms']:.0f}), forfeits {s['forfeits']}, "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     s = summarize(sorted(results, key=lambda r: r["deal"]))
@@ -121,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{a.variant}: search vs {a.opponent}, {s['deals']} duplicate deals ({s['games']} games), "
           f"seed {a.seed}, params {params or 'default'}")
     print(f"score {s['score']:.4f}  95% interval [{s['low']:.4f}, {s['high']:.4f}]  forfeits {s['forfeits']}")
-    print(f"search: {s['ms_per_move']:.1f} ms per searched move over {s['searched_moves']} moves; "
-          f"wall {elapsed:.1f} s with {a.workers} workers")
+    print(f"search: {s['ms_per_move']:.1f} ms per searched move (max {s['max_ms']:.0f} ms, "
+          f"{s['capped']} stopped at max_ms) over {s['searched_moves']} moves; wall {elapsed:.1f} s with {a.workers} workers")
 
 
 if __name__ == "__main__":

@@ -11,27 +11,31 @@ How it decides, in order:
    (strict duties, a cante sung by every trick winner that can, Tute, the last-trick ten) maximises
    first the win (ties go to the last-trick winner, as the referee rules) and then the point margin.
    A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 3.
-3. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, a full game state consistent
-   with everything the seat knows is sampled (``PlayerView.sample_world``: own hand exact, known cards
-   placed, shown voids respected, the rest shuffled), each legal card is played in that same world and
-   the deal is finished by a fast playout policy for every seat (a cheap "win it cheaply or throw low,
-   feed a winning partner" rule on the referee's bitmasks, with a little randomness). The card with the
-   best mean value wins; value = 1 for a won deal (0.5 for a shared first place) plus
-   ``margin_weight`` times the point margin over the best other side / 130, so that among equally safe
-   moves it prefers the one that scores more.
+3. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, the hidden cards are dealt
+   at random consistently with everything the seat knows (``view.knowledge.deal_unseen``: own hand
+   exact, known cards placed, shown voids respected, the rest shuffled), each legal card is played in
+   that same world and the deal is finished by a fast playout policy for every seat (``bots/playout.py``:
+   "win it cheaply or throw low, feed a winning partner, sing and exchange whenever possible" on
+   bitmasks, with a little randomness). The card with the best total over the same worlds (common
+   random numbers) wins; value = 1 for a won deal (0.5 for a shared first place) plus ``margin_weight``
+   times the point margin over the best other side / 130, so that among equally safe moves it prefers
+   the one that scores more.
 
 Phases or variants it does not understand (anything whose legal actions are not plays and declarations
 of the kinds above) fall back to the first legal action, which the referee guarantees is legal.
 
 Determinism: the RNG is reseeded from the game seed and the seat in ``new_game`` (like ``random``), and
-the budget is counted in worlds, so a game replays identically; ``max_ms`` is only a safety cap against
-the move time limit (a move that hits it depends on the machine's speed).
+the budget is counted in worlds, so a game replays identically. ``max_ms`` is only a safety net against
+the move time limit, counted in CPU time so that a loaded machine does not trip it; the default budget
+stays far below it (a move that hit it would depend on the machine's speed, and the benchmark counts
+them).
 
 Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     seed (0): mixed into the per-game RNG seed.
-    worlds (None): sampled worlds per decision, every legal card tried in each; None means 64 with two
-        players and 48 with three or four (whose playouts are about half as long).
-    max_ms (400): stop sampling worlds after this many milliseconds of one decision.
+    worlds (192): sampled worlds per decision, every legal card tried in each. Strength grows with it up
+        to about this many (tute-2 against greedy: 53% at 24, 61% at 64, 65% at 192); past it pairs
+        gained nothing (384 worlds: -1%, within the noise).
+    max_ms (400): stop sampling worlds after this many CPU milliseconds of one decision.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
     margin_weight (0.25): weight of the point margin against the win in a playout's value.
     endgame (True): exact alpha-beta in the two-player endgame.
@@ -44,64 +48,18 @@ import random
 import time
 from typing import Any
 
-from arena import GameState, PlayerView
+from arena import PlayerView
+from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
 
 from .greedy import GreedyBot
+from .playout import Position, Rules, playout
 
-from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
-_PLAY, _DECLARE, _OVER = 0, 1, 3
 _KINGS = sum(1 << (s * 10 + 9) for s in range(4))
 _KNIGHTS = sum(1 << (s * 10 + 8) for s in range(4))
 _ELEVENS = _KNIGHTS
-#: per trump suit, the aces (rank index 0) of the three other suits
-_SIDE_ACES = tuple(sum(1 << (s * 10) for s in range(4) if s != t) for t in range(4))
 WIN = 1000  # endgame value of a won deal, above any point margin
-
-# Per trump suit, a sort key per card: lower = cheaper to give away (non-trumps first, then by points,
-# then by strength). ``_CHEAP[t][c]``.
-_CHEAP: tuple[tuple[int, ...], ...] = tuple(
-    tuple((1000 if SUIT[c] == t else 0) + POINTS[c] * 16 + STRENGTH[c] for c in range(40)) for t in range(4))
-
-
-def _cheapest(mask: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bk = 1 << 30
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        k = key[c]
-        if k < bk:
-            best, bk = c, k
-    return best
-
-
-def _dearest(mask: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bk = -1
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        k = key[c]
-        if k > bk:
-            best, bk = c, k
-    return best
-
-
-def _weakest(mask: int) -> int:
-    """The weakest card of a mask (within a suit: the lowest strength)."""
-    best = -1
-    bk = 99
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        if STRENGTH[c] < bk:
-            best, bk = c, STRENGTH[c]
-    return best
 
 
 class _Abort(Exception):
@@ -113,28 +71,31 @@ class SearchBot:
 
     name = "search"
 
-    def __init__(self, seed: int = 0, worlds: int | None = None, max_ms: float = 400.0, epsilon: float = 0.1,
+    def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000) -> None:
         self.seed = seed
-        #: None: 64 worlds for two players, 48 for more (their playouts are half as long)
-        self.worlds = None if worlds is None else int(worlds)
+        self.worlds = int(worlds)
         self.max_ms = float(max_ms)
         self.epsilon = float(epsilon)
         self.margin_weight = float(margin_weight)
         self.endgame = bool(endgame)
         self.endgame_nodes = int(endgame_nodes)
         self.rng = random.Random(seed)
-        #: decisions searched and their total time, for benchmarks (ms/move)
+        #: decisions searched and their total CPU time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
+        #: the slowest searched decision (CPU seconds) and how many decisions stopped at ``max_ms``
+        self.search_max = 0.0
+        self.capped = 0
         #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
         #: sitting out, deals with losers) are played by greedy's rules
         self._fallback = GreedyBot()
+        self._rules_cache: dict[Any, Rules] = {}
 
     @staticmethod
     def searchable(v: Any) -> bool:
-        return (getattr(v, "trump_rule", "card") == "card" and getattr(v, "scoring", "points") == "points"
-                and not getattr(v, "sits_out", False) and not getattr(v, "follow_only", False))
+        """The variants its worlds and playouts model; the others are played by greedy's rules."""
+        return Rules.supports(v)
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
@@ -172,12 +133,14 @@ class SearchBot:
             return "pass" if "pass" in legal else legal[0]
         if len(plays) == 1:
             return _PLAY_TEXT[plays[0]]
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             card = self._decide(view, plays, start)
         finally:
+            spent = time.process_time() - start
             self.searched += 1
-            self.search_seconds += time.perf_counter() - start
+            self.search_seconds += spent
+            self.search_max = max(self.search_max, spent)
         return _PLAY_TEXT[card]
 
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
@@ -192,58 +155,30 @@ class SearchBot:
     # ------------------------------------------------------------------------------ PIMC
     def _pimc(self, view: PlayerView, plays: list[int], start: float) -> int:
         rng = self.rng
+        rand = rng.random
         seat = view.seat
         deadline = start + self.max_ms / 1000.0
-        totals = [0.0] * len(plays)
-        worlds = self.worlds if self.worlds is not None else (64 if view.variant.players == 2 else 48)
-        for it in range(worlds):
-            world = view.sample_world(rng)
-            for i, c in enumerate(plays):
-                s = world.copy()
-                s.apply(_PLAY_TEXT[c])
-                totals[i] += self._playout(s, seat, rng)
-            if it and time.perf_counter() > deadline:
-                break
-        best = 0
-        for i in range(1, len(plays)):
-            if totals[i] > totals[best]:
-                best = i
-        return plays[best]
-
-    def _value(self, s: GameState, seat: int) -> float:
-        r = s.result_
-        v = s.variant
-        team = s._team[seat]
-        ranks = r.ranks
-        if ranks[seat] == 0:
-            tied = sum(1 for t in v.teams if ranks[t[0]] == 0)
-            win = 1.0 if tied == 1 else 0.5
-        else:
-            win = 0.0
-        if r.reason == "tute":
-            return win
-        sides = s.side_points()
-        mine = sides[team]
-        other = max(p for t, p in enumerate(sides) if t != team)
-        return win + self.margin_weight * (mine - other) / 130.0
-
-    def _playout(self, s: GameState, seat: int, rng: random.Random) -> float:
-        """Finish the deal with the fast policy for every seat; the value for ``seat``'s side."""
+        rules = self._rules(view.variant)
+        pos = Position(view)
+        knowledge = view.knowledge
         eps = self.epsilon
-        rand = rng.random
-        apply = s.apply
-        while s.phase != _OVER:
-            cur = s.current
-            if s.phase != _PLAY:
-                apply(s.legal_actions()[0])  # declarations come first: a Tute or a cante before 'pass'
-                continue
-            if s.window_seat == cur:
-                decl = s.declarations(cur)
-                if decl:
-                    apply(decl[-1] if decl[-1][0] == "t" else decl[0])
-                    continue
-            apply(_PLAY_TEXT[policy_card(s, rand, eps)])
-        return self._value(s, seat)
+        mw = self.margin_weight
+        totals = [0.0] * len(plays)
+        worlds = self.worlds
+        for _ in range(worlds):
+            hands, pile = knowledge.deal_unseen(rng)
+            for i, c in enumerate(plays):
+                totals[i] += playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+            if time.process_time() > deadline:
+                self.capped += 1
+                break
+        return plays[max(range(len(plays)), key=totals.__getitem__)]
+
+    def _rules(self, v: Any) -> Rules:
+        r = self._rules_cache.get(v)
+        if r is None:
+            r = self._rules_cache[v] = Rules(v)
+        return r
 
     # ------------------------------------------------------------------------------ endgame
     def _endgame(self, view: PlayerView, plays: list[int]) -> int:
@@ -410,76 +345,3 @@ class _Endgame:
         d = diff + gain if w == self.me else diff - gain
         return self.lead(hands, w, d, sung, won, left, alpha, beta)
 
-
-def policy_card(s: GameState, rand: Any, eps: float) -> int:
-    """The playout policy: the card the seat on move plays in ``s`` (a play turn), in a few µs.
-
-    With probability ``eps`` a uniform legal card. Otherwise, leading: a side-suit ace in the strict
-    phase (the top of its suit), else the cheapest card (not a trump, few points, weak, not half of an
-    unsung cante). Following: when the partner holds the trick, the dearest card that does not take it
-    over; else win with the led suit when it is worth it (the weakest winner, or the dearest when last to
-    play), trump when strict or the trick carries 10 points or more, otherwise throw the cheapest card.
-    """
-    mask = s.playable()
-    if mask & (mask - 1) == 0:
-        return mask.bit_length() - 1
-    if rand() < eps:
-        cs = _cards(mask)
-        return cs[int(rand() * len(cs))]
-    trump = s.trump
-    cheap = _CHEAP[trump]
-    tmask = SUIT_MASK[trump]
-    trick = s.trick
-    if not trick:
-        if s.strict:
-            # a side-suit card that no unplayed card beats (a master) wins unless trumped
-            alive = 0
-            for h in s.hands:
-                alive |= h
-            alive &= ~mask
-            m = mask & ~tmask
-            best = -1
-            while m:
-                low = m & -m
-                c = low.bit_length() - 1
-                m ^= low
-                if not HIGHER[c] & alive and (best < 0 or POINTS[c] > POINTS[best]):
-                    best = c
-            if best >= 0:
-                return best
-        hand = mask
-        pairs = hand & hand >> 1 & _ELEVENS & ~s.sung
-        if pairs:
-            keep = pairs | pairs << 1
-            rest = mask & ~keep
-            if rest:
-                return _cheapest(rest, cheap)
-        return _cheapest(mask, cheap)
-    cur = s.current
-    win_seat = s.win_seat
-    last = len(trick) == s.n - 1
-    p = s._partner[cur]
-    bt = s.best_trump
-    if p >= 0 and p == win_seat and (last or bt >= 0):
-        over = mask & HIGHER[bt] if bt >= 0 else (mask & HIGHER[s.best_led]) | (
-            mask & tmask if s.led != trump else 0)
-        give = mask & ~over & ~tmask or mask & ~over or mask
-        return _dearest(give, cheap) if give & ~tmask else _cheapest(give, cheap)
-    if bt >= 0:
-        winners_led = 0
-        winners_tr = mask & HIGHER[bt]
-    else:
-        winners_led = mask & HIGHER[s.best_led]
-        winners_tr = mask & tmask if s.led != trump else 0
-    stake = 0
-    for c in trick:
-        stake += POINTS[c]
-    # an unsung cante in hand is worth 20 or 40 more once a trick is won: want the trick then
-    hand = s.hands[cur]
-    pairs = hand & hand >> 1 & _ELEVENS & ~s.sung
-    if winners_led and (last or stake or not s.strict or pairs):
-        return _dearest(winners_led & ~(pairs | pairs << 1) or winners_led, cheap) if last \
-            else _weakest(winners_led)
-    if winners_tr and (s.strict or stake >= 10 or (pairs and s.face_up >= 0)):
-        return _weakest(winners_tr & ~(pairs | pairs << 1) or winners_tr)
-    return _cheapest(mask & ~(pairs | pairs << 1) or mask, cheap)
