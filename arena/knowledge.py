@@ -456,8 +456,8 @@ def _nominal_deal(o: "GameState", k: Knowledge, hands: list[int], pile: list[int
     else:
         # who drew what cannot be told from the record; a nominal order: the cards as they lie now
         rest = [c for c in range(40) if not (sum(held) | BIT[view.trump_card]) >> c & 1 and c not in pile]
-        cards = [c for s in range(n) for c in range(40) if held[s] >> c & 1 and c != view.trump_card]
-        o.deck = tuple(cards + rest + [view.trump_card] + list(pile))
+        in_hands = [c for s in range(n) for c in range(40) if held[s] >> c & 1 and c != view.trump_card]
+        o.deck = tuple(in_hands + rest + [view.trump_card] + list(pile))
         o.initial_hands = tuple(held)
 
 
