@@ -88,7 +88,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--entrants", type=int, default=4)
-    ap.add_argument("--repeat", type=int, default=3, help="runs of each measurement; the best counts")
+    ap.add_argument("--repeat", type=int, default=5, help="runs of each measurement; the best counts")
     ap.add_argument("--bot", default="random", help="the entrants' bot (random: the cheapest decisions, so the "
                                                      "tournament's own cost shows most)")
     args = ap.parse_args()
