@@ -42,7 +42,7 @@ def shuffled_deck(variant: Variant, seed: int) -> list[int]:
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from any names and numbers, by hashing: no shared RNG, so a game's seed depends
     only on what the game is, never on which worker plays it or in what order."""
-    text = "/".join(str(p) for p in parts).encode()
+    text = "/".join(map(str, parts)).encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
 

@@ -71,18 +71,21 @@ def table_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units
     vc = cfg.variants[vi]
     k = len(units)
     sides = side_seats(vc)
+    table_units = tuple(units)
+    seats_of: list[tuple[str, ...]] = []  # per rotation: the same for every deal
+    for r in range(k):
+        seats = [""] * vc.variant.players
+        for side in range(k):
+            for s in sides[side]:
+                seats[s] = units[(side - r) % k]
+        seats_of.append(tuple(seats))
     out: list[GameSpec] = []
     for d in range(cfg.deals):
         seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
         dealer = d % vc.variant.players
-        rotations = range(k) if cfg.duplicate else (d % k,)
-        for r in rotations:
-            seats = [""] * vc.variant.players
-            for side in range(k):
-                for s in sides[side]:
-                    seats[s] = units[(side - r) % k]
+        for r in (range(k) if cfg.duplicate else (d % k,)):
             out.append(GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi,
-                                round_no, table, d, r, seed, dealer, tuple(seats), tuple(units)))
+                                round_no, table, d, r, seed, dealer, seats_of[r], table_units))
     return out
 
 
