@@ -80,7 +80,7 @@ class GameRecord:
     def encode(self) -> tuple[str, str]:
         """(record JSON, result JSON), exactly ``json.dumps(to_json(), separators=(",", ":"))`` and the
         same for ``result``. A tournament worker encodes every game it plays, so this joins prepared
-        pieces (about 4x faster than ``json.dumps``); a field of an unexpected type (a record read
+        pieces (about 3x faster than ``json.dumps``); a field of an unexpected type (a record read
         from elsewhere) takes the general encoder instead."""
         try:
             return self._encode_fast()

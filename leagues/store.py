@@ -6,7 +6,8 @@ finished games a worker returns (a fraction of a second of play, see ``runner.Ex
 loses at most the games still in flight and never leaves half a game. (One transaction per game cost
 the parent about 40 us a game, more than a worker's whole overhead; a batch costs about 10 us a game.)
 
-Games carry no secondary index and no per-seat table, because every index is paid on every insert; ``games(entrant=...)`` reads the seats JSON with ``json_each`` instead.
+Games carry no secondary index and no per-seat table, because every index is paid on every insert;
+``games(entrant=...)`` reads the seats JSON with ``json_each`` instead.
 The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the surface later commands
 (games, replay, verify, export, import) build on.
 """
@@ -129,12 +130,12 @@ def _names_json(names: Sequence[str]) -> str:
     return "[" + ", ".join(map(quote, names)) + "]"
 
 
-def game_row(spec: GameSpec, result_json: str, record_json: str, finished: float | None = None) -> tuple[Any, ...]:
+def game_row(spec: GameSpec, result_json: str, record_json: str) -> tuple[Any, ...]:
     """One finished game as ``Store.add_games`` takes it. Plain data, so a worker process can build it
     and the parent's share of a game is only the insert."""
     return (spec.id, spec.tournament, spec.variant, spec.variant_index, spec.round, spec.table, spec.deal,
             spec.rotation, _names_json(spec.seats), _names_json(spec.units), spec.seed, spec.dealer, result_json, record_json,
-            time.time() if finished is None else finished)
+            time.time())
 
 
 class StoreError(RuntimeError):
