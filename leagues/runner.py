@@ -25,9 +25,9 @@ import os
 import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+import traceback
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from typing import Any, Iterable, Iterator, Sequence, TextIO
 
 from multiprocessing_logging import MultiProcessingHandler
@@ -202,6 +202,26 @@ def _play_batch(specs: Sequence[GameSpec]) -> Batch:
     return Batch(rows, forfeits, time.perf_counter() - start)
 
 
+def _worker_main(conn: Connection, *init: Any) -> None:
+    """A worker process: batches of specs in, ``Batch`` answers out, until ``None`` or the parent is
+    gone. A failure of the runner itself (not a bot's: those are forfeits) is sent back as text."""
+    _init_worker(*init)
+    while True:
+        try:
+            specs = conn.recv()
+        except (EOFError, OSError):
+            return
+        if specs is None:
+            return
+        try:
+            answer: Batch | str = _play_batch(specs)
+        except BaseException:  # noqa: BLE001 - reported to the parent, which stops the run
+            answer = traceback.format_exc()
+        conn.send(answer)
+        if isinstance(answer, str):
+            return
+
+
 class Executor:
     """Games in, batches of finished games out (in completion order), from ``workers`` processes. Even
     one worker is a process: the parent's store writes then overlap with the playing.
@@ -209,21 +229,34 @@ class Executor:
     Batches are sized to about ``BATCH_SECONDS`` of play from the time the games so far took (one game
     at first), so that a fast game costs the parent one row of a many-row transaction, while a slow
     bot's games still come back, and are stored, every fraction of a second: a kill loses at most the
-    batches in flight. Two batches per worker are queued, so no worker waits for the parent."""
+    batches in flight. Each worker has two batches queued, so it never waits for the parent.
+
+    The workers are plain processes on a pipe each, read by the parent's one thread. A stdlib pool
+    puts a manager thread and a task queue with its feeder thread between them: more parent CPU a
+    game, and, after Ctrl-C on a loaded machine, a parent that sometimes never exited (its threads are
+    joined at exit). Here stopping is killing the processes and closing their pipes."""
 
     BATCH_SECONDS = 0.1
     MAX_BATCH = 256
+    QUEUED = 2
 
     def __init__(self, cfg: TournamentConfig, workers: int, log_queue: Any) -> None:
         entrants = {e.name: e for e in cfg.entrants}
         variants = {v.label: v.variant for v in cfg.variants}
         self.workers = max(1, workers)
         self.seconds_per_game: float | None = None
+        init = (entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue, logging.getLogger().level)
         # the default context: the log queue was made by it, and a queue cannot cross contexts
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(),
-                                        initializer=_init_worker,
-                                        initargs=(entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue,
-                                                  logging.getLogger().level))
+        ctx = multiprocessing.get_context()
+        self.procs: list[Any] = []
+        self.conns: list[Connection] = []
+        for i in range(self.workers):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(theirs, *init), name=f"TuteWorker-{i + 1}", daemon=True)
+            proc.start()
+            theirs.close()
+            self.procs.append(proc)
+            self.conns.append(mine)
 
     def batch_size(self, unsent: int | None = None) -> int:
         """About ``BATCH_SECONDS`` of games; near the end (``unsent`` games left to send) no more than
@@ -233,52 +266,73 @@ class Executor:
             return 1
         n = min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6)))
         if unsent is not None:
-            n = min(n, -(-unsent // (2 * self.workers)))
+            n = min(n, -(-unsent // (self.QUEUED * self.workers)))
         return max(1, n)
 
     def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Batch]:
         """Play ``specs`` (taken from the iterable only as batches are sent, so a schedule can be
         generated while the first games are played); ``count``, if known, is how many there are."""
         source = iter(specs)
-        pending: set[Future[Batch]] = set()
-        more = True
+        queued = dict.fromkeys(range(self.workers), 0)
         sent = 0
-        while more or pending:
-            while more and len(pending) < 2 * self.workers:
+        more = True
+
+        def feed(w: int) -> None:
+            nonlocal sent, more
+            while more and queued[w] < self.QUEUED:
                 size = self.batch_size(None if count is None else count - sent)
                 batch_specs = list(itertools.islice(source, size))
                 if not batch_specs:
                     more = False
-                    break
+                    return
+                self.conns[w].send(batch_specs)
+                queued[w] += 1
                 sent += len(batch_specs)
-                pending.add(self.pool.submit(_play_batch, batch_specs))
-            if not pending:
-                break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
+
+        for w in range(self.workers):
+            feed(w)
+        while any(queued.values()):
+            busy = [w for w, q in queued.items() if q]
+            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+            for w in busy:
+                if self.conns[w] not in ready and self.procs[w].sentinel not in ready:
+                    continue
                 try:
-                    batch = future.result()
-                except BrokenProcessPool:
+                    answer = self.conns[w].recv()
+                except (EOFError, OSError):
                     raise RunError("a worker process died (killed, or a bot playing in-process crashed it); "
                                    "the finished games are stored: run again to resume") from None
-                if batch.rows:
-                    per_game = batch.seconds / len(batch.rows)
+                if isinstance(answer, str):
+                    raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
+                queued[w] -= 1
+                feed(w)
+                if answer.rows:
+                    per_game = answer.seconds / len(answer.rows)
                     last = self.seconds_per_game
                     self.seconds_per_game = per_game if last is None else 0.7 * last + 0.3 * per_game
-                yield batch
+                yield answer
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        """Let the workers finish: each closes its players and flushes its log on the way out."""
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        for proc in self.procs:
+            proc.join()
+        for conn in self.conns:
+            conn.close()
 
     def terminate(self) -> None:
-        """Stop now (Ctrl-C): kill the workers rather than wait for their batches."""
-        processes = list((getattr(self.pool, "_processes", None) or {}).values())
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
+        """Stop now (Ctrl-C, an error): kill the workers rather than wait for their batches."""
+        for proc in self.procs:
             if proc.is_alive():
                 proc.terminate()
-        for proc in processes:
+        for proc in self.procs:
             proc.join(5)
+        for conn in self.conns:
+            conn.close()
 
 
 # ---------------------------------------------------------------------------------------------- progress
