@@ -375,20 +375,14 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
 def _exchange(r: Rules, hands: list[int], seat: int, trump: int, face: int, done: list[bool],
               trace: list[Any] | None) -> int:
     """The trick winner takes the face-up card with its 7 of trumps, then with its 2 (as offered)."""
-    seven = trump * 10 + 6
-    two = trump * 10 + 1
-    if r.seven and not done[0] and hands[seat] & BIT[seven] and _FACE[face] in _SEVEN_TAKES:
-        hands[seat] ^= BIT[seven] | BIT[face]
-        if trace is not None:
-            trace.append((seat, "exchange " + str(_FACE[seven]) + "oceb"[trump], 0))
-        face = seven
-        done[0] = True
-    if r.two and not done[1] and hands[seat] & BIT[two] and _FACE[face] in _TWO_TAKES:
-        hands[seat] ^= BIT[two] | BIT[face]
-        if trace is not None:
-            trace.append((seat, "exchange " + str(_FACE[two]) + "oceb"[trump], 0))
-        face = two
-        done[1] = True
+    for i, (allowed, card, takes) in enumerate(((r.seven, trump * 10 + 6, _SEVEN_TAKES),
+                                                (r.two, trump * 10 + 1, _TWO_TAKES))):
+        if allowed and not done[i] and hands[seat] & BIT[card] and _FACE[face] in takes:
+            hands[seat] ^= BIT[card] | BIT[face]
+            if trace is not None:
+                trace.append((seat, "exchange " + NAMES[card], 0))
+            face = card
+            done[i] = True
     return face
 
 
