@@ -23,6 +23,10 @@ _FACE_POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
 
 Card = int
 NUM_CARDS = 40
+#: "no card" (no trump card shown, nothing face up) and "no suit" (no trump yet): values that index no
+#: card or suit table (``NAMES[NO_CARD]`` raises), so a missing card can never pass for a real one
+NO_CARD = NUM_CARDS
+NO_SUIT = 4
 
 FACE: tuple[int, ...] = tuple(FACES[c % 10] for c in range(NUM_CARDS))
 SUIT: tuple[int, ...] = tuple(c // 10 for c in range(NUM_CARDS))

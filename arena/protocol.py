@@ -26,11 +26,13 @@ import pickle as _pickle
 import struct as _struct
 from typing import Any
 
-from .cards import NAMES, SUITS
-from .jsontext import ints, strs
+from operator import attrgetter
+
+from .jsontext import strs
+from .public import NAMES_OF_FIELDS, TRICKS
 from .state import PHASE_NAMES
 from .variants import Variant, VariantError, get_variant
-from .view import PlayerView
+from .view import PlayerView, variant_keys, view_from_dict, view_json
 
 PROTOCOL_VERSION = 1
 
@@ -106,19 +108,11 @@ def parse_hello(line: bytes) -> str:
 
 
 # ------------------------------------------------------------------------------------- encoding
-_Q: tuple[str, ...] = tuple(json.dumps(n) for n in NAMES)
-_QS: tuple[str, ...] = tuple(json.dumps(s) for s in SUITS)
-
-
-def _cards(cards: Any) -> str:
-    q = _Q
-    return "[" + ",".join([q[c] for c in cards]) + "]"
-
-
 class ViewEncoder:
-    """Encodes views as protocol JSON, faster than ``json.dumps(view.to_json())`` and byte-compatible
-    in meaning. One per host: it remembers the last finished-tricks tuple (which only grows within a
-    deal) and the variant's constant fields, so a decision costs only what changed."""
+    """Encodes views as protocol JSON (``arena.view.view_json``, field by field from
+    ``arena.public.FIELDS``). One per host: it remembers the last finished-tricks tuple (which only
+    grows within a deal), the variant's constant keys and recent legal lists, so a decision costs only
+    what changed."""
 
     __slots__ = ("_tricks", "_tricks_parts", "_tricks_json", "_variant", "_variant_json", "_legal_cache")
 
@@ -140,8 +134,8 @@ class ViewEncoder:
         else:
             parts = self._tricks_parts = []
             n = 0
-        for ld, cs, w in tricks[n:]:
-            parts.append(f'{{"leader":{ld},"cards":{_cards(cs)},"winner":{w}}}')
+        encode = TRICKS.encode
+        parts.extend(encode((t,))[1:-1] for t in tricks[n:])
         self._tricks = tricks
         self._tricks_json = "[" + ",".join(parts) + "]"
         return self._tricks_json
@@ -159,26 +153,8 @@ class ViewEncoder:
         v = view.variant
         if v is not self._variant:
             self._variant = v
-            self._variant_json = (f'"variant":{json.dumps(v.name)},"players":{v.players},'
-                                  f'"teams":{json.dumps([list(t) for t in v.teams], separators=(",", ":"))}')
-        face_up = _Q[view.face_up] if view.face_up >= 0 else "null"
-        cantes = ",".join([f'{{"seat":{s},"suit":{_QS[su]},"points":{p}}}' for s, su, p in view.cantes])
-        exchanges = ",".join([f'{{"seat":{s},"gave":{_Q[g]},"took":{_Q[t]}}}' for s, g, t in view.exchanges])
-        trump = _QS[view.trump] if view.trump >= 0 else "null"
-        trump_card = _Q[view.trump_card] if view.trump_card >= 0 else "null"
-        bids = ",".join([f'{{"seat":{st},"bid":{b or "null"}}}' for st, b in view.bids])
-        pairs = ",".join([f'{{"trick":{i},"seat":{st},"suit":{_QS[su]},"points":{p}}}'
-                          for i, st, su, p in view.pair_tricks])
-        declarer = view.declarer if view.declarer >= 0 else "null"
-        sit_out = view.sit_out if view.sit_out >= 0 else "null"
-        return (f'{{"seat":{view.seat},{self._variant_json},"dealer":{view.dealer},"phase":"{view.phase}",'
-                f'"current":{view.current},"leader":{view.leader},"hand":{_cards(view.hand_cards)},'
-                f'"trump":{trump},"trump_card":{trump_card},"face_up":{face_up},'
-                f'"stock_left":{view.stock_left},"trick":{_cards(view.trick)},'
-                f'"tricks":{self._tricks_of(view.tricks)},"cantes":[{cantes}],"exchanges":[{exchanges}],'
-                f'"points":{ints(view.points)},"hand_sizes":{ints(view.hand_sizes)},'
-                f'"legal":{self.legal_json(view.legal)},"bids":[{bids}],"declarer":{declarer},'
-                f'"contract":{view.contract or "null"},"pair_tricks":[{pairs}],"sit_out":{sit_out}}}')
+            self._variant_json = variant_keys(v)
+        return view_json(view, self._variant_json, self._tricks_of(view.tricks), self.legal_json(view.legal))
 
     def act_message(self, view: PlayerView, time_ms: int) -> bytes:
         """The ``act`` line for ``view``."""
@@ -187,10 +163,6 @@ class ViewEncoder:
 
 
 # ------------------------------------------------------------------------------------- decoding
-_CARD = {n: c for c, n in enumerate(NAMES)}
-_SUIT = {s: i for i, s in enumerate(SUITS)}
-
-
 def rules_of(info: dict[str, Any]) -> Variant | None:
     """The exact rules a ``new_game`` message names (its options win over the preset), or None."""
     name = str(info.get("variant", ""))
@@ -220,11 +192,10 @@ class ViewDecoder:
         """A PlayerView from its JSON form; raises ProtocolError on a view it cannot read."""
         try:
             return self._view(data)
-        except (KeyError, TypeError, ValueError, IndexError, VariantError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, VariantError) as exc:
             raise ProtocolError(f"cannot read the view: {exc!r}") from None
 
     def _view(self, d: dict[str, Any]) -> PlayerView:
-        card = _CARD
         v = self.variant
         if v is None or v.name != d["variant"]:
             v = self.variant = get_variant(d["variant"])
@@ -233,39 +204,12 @@ class ViewDecoder:
         if len(raw) < n or raw[:n] != self._tricks_raw:
             self._tricks_raw, self._tricks, n = [], (), 0
         if len(raw) > n:
-            new = tuple((t["leader"], tuple([card[c] for c in t["cards"]]), t["winner"]) for t in raw[n:])
-            self._tricks = self._tricks + new
+            self._tricks = self._tricks + TRICKS.decode(raw[n:])
             self._tricks_raw = raw
-        view = PlayerView.__new__(PlayerView)
-        view.seat = d["seat"]
-        view.variant = v
-        view.dealer = d["dealer"]
-        view.phase = d["phase"]
-        view.current = d["current"]
-        view.leader = d["leader"]
-        hand = 0
-        for c in d["hand"]:
-            hand |= 1 << card[c]
-        view.hand = hand
-        view.trump = _SUIT[d["trump"]] if d["trump"] is not None else -1
-        view.trump_card = card[d["trump_card"]] if d["trump_card"] is not None else -1
-        fu = d["face_up"]
-        view.face_up = card[fu] if fu is not None else -1
-        view.stock_left = d["stock_left"]
-        view.trick = tuple([card[c] for c in d["trick"]])
+        d = dict(d)
+        d["tricks"] = []  # decoded above, incrementally
+        view = view_from_dict(d, v)
         view.tricks = self._tricks
-        view.cantes = tuple((c["seat"], _SUIT[c["suit"]], c["points"]) for c in d["cantes"])
-        view.exchanges = tuple((e["seat"], card[e["gave"]], card[e["took"]]) for e in d["exchanges"])
-        view.points = tuple(d["points"])
-        view.legal = tuple(d["legal"])
-        # fields added with the auction and cabrón variants: absent from older referees' views
-        view.bids = tuple((b["seat"], b["bid"] or 0) for b in d.get("bids", ()))
-        declarer = d.get("declarer")
-        view.declarer = -1 if declarer is None else declarer
-        view.contract = d.get("contract") or 0
-        view.pair_tricks = tuple((p["trick"], p["seat"], _SUIT[p["suit"]], p["points"]) for p in d.get("pair_tricks", ()))
-        sit_out = d.get("sit_out")
-        view.sit_out = -1 if sit_out is None else sit_out
         return view
 
 
@@ -298,6 +242,12 @@ def frame(obj: Any) -> bytes:
     return _LEN.pack(len(data)) + data
 
 
+#: the fields an ``act`` carries in the plugin codec, in ``arena.public.FIELDS`` order; the finished
+#: tricks travel apart (only those new since the last ``act``) and the phase as its index
+_PICKLED = tuple(f for f in NAMES_OF_FIELDS if f not in ("tricks", "phase"))
+_pickled_values = attrgetter(*_PICKLED)
+
+
 class PickleEncoder:
     """The referee's end of the plugin codec: one per host, remembering the tricks already sent."""
 
@@ -323,15 +273,12 @@ class PickleEncoder:
         if view.variant is not self._variant:  # the rules travel once, and again whenever they change
             self._variant = view.variant
             rules = (view.variant.name, view.variant.options())
-        data = _pickle.dumps((time_ms, view.seat, view.dealer, _PHASE_INDEX[view.phase], view.current, view.leader,
-                              view.hand, view.trump, view.trump_card, view.face_up, view.stock_left, view.trick,
-                              start, new, view.cantes, view.exchanges, view.points, view.legal, rules,
-                              view.bids, view.declarer, view.contract, view.pair_tricks, view.sit_out), 5)
+        data = _pickle.dumps((time_ms, rules, _PHASE_INDEX[view.phase], start, new, _pickled_values(view)), 5)
         return _LEN.pack(len(data)) + data
 
 
 class PickleDecoder:
-    """The bot's end of the plugin codec (``arena.host --codec pickle``)."""
+    """The bot's end of the plugin codec (``--codec pickle``)."""
 
     def __init__(self) -> None:
         self.variant: Variant | None = None
@@ -342,14 +289,14 @@ class PickleDecoder:
         self._tricks = ()
 
     def view(self, t: tuple[Any, ...]) -> PlayerView:
-        view = PlayerView.__new__(PlayerView)
-        (_, view.seat, view.dealer, phase, view.current, view.leader, view.hand, view.trump, view.trump_card,
-         view.face_up, view.stock_left, view.trick, start, new, view.cantes, view.exchanges, view.points,
-         view.legal, rules, view.bids, view.declarer, view.contract, view.pair_tricks, view.sit_out) = t
+        _, rules, phase, start, new, values = t
         if rules is not None:
             self.variant = Variant.from_options(rules[0], rules[1])
         if self.variant is None:
             raise ProtocolError("an act without the rules: none were sent")
+        view = PlayerView.__new__(PlayerView)
+        for name, value in zip(_PICKLED, values):
+            setattr(view, name, value)
         view.phase = _PHASES[phase]
         view.variant = self.variant
         if start == 0:

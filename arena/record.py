@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
-from .cards import NAMES, cards_list, parse_card
+from .cards import NAMES, NO_CARD, cards_list, parse_card
 from .jsontext import compact, quote, strs
 from .result import GameResult
 from .state import GameState, IllegalAction
@@ -60,7 +60,7 @@ class GameRecord:
             teams=[list(t) for t in v.teams], deck=[NAMES[c] for c in state.deck],
             hands=[[NAMES[c] for c in cards_list(h)] for h in state.initial_hands],
             stock=[NAMES[c] for c in state.stock],
-            trump_card=NAMES[state.trump_card] if state.trump_card >= 0 else None,
+            trump_card=NAMES[state.trump_card] if state.trump_card != NO_CARD else None,
             actions=[(s, a) for s, a in state.actions], result=state.result_)
 
     def to_json(self) -> dict[str, Any]:
@@ -198,7 +198,7 @@ def _start(record: GameRecord) -> GameState:
     dealt = [[NAMES[c] for c in cards_list(h)] for h in state.initial_hands]
     if [sorted(h) for h in record.hands] != [sorted(h) for h in dealt]:
         raise ReplayError(f"record {record.id!r}: hands do not match the deal of this deck")
-    dealt_trump = NAMES[state.trump_card] if state.trump_card >= 0 else None
+    dealt_trump = NAMES[state.trump_card] if state.trump_card != NO_CARD else None
     if list(record.stock) != [NAMES[c] for c in state.stock] or record.trump_card != dealt_trump:
         raise ReplayError(f"record {record.id!r}: stock or trump card does not match the deal of this deck")
     return state

@@ -10,28 +10,31 @@ of a suit; *Tute* holding all four 12s or 11s; *renuncio* breaking a rule, which
 names the declarer and trump), *cabrón* (no trump at first; a trick holding a 12-11 pair scores and makes
 trump) and *cabrero* (the middle loses; the dealer sits out with 5 or 6), see docs/rules.md.
 
-Speed matters (a tournament asks for millions of decisions), so hands are int bitmasks, the legal
-actions are cached until the next ``apply``, and the public history is kept as tuples that a view can
-share without copying.
+The rules themselves are in ``arena.rules`` (the kernel): this module validates, then applies, and keeps
+the record. Speed matters (a tournament asks for millions of decisions), so hands are int bitmasks, the
+legal actions are cached until the next ``apply``, and the public history is kept as tuples that a view
+can share without copying.
 """
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Sequence
 
 from . import actions as A
-from .cards import BIT, FACE, HIGHER, NAMES, POINTS, SUIT, SUIT_MASK, SUITS, deck as deck_cards
+from . import rules as R
+from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, POINTS, SUIT, SUIT_MASK, SUITS, deck as deck_cards
 from .result import Forfeit, GameResult, competition_ranks
+from .rules import BEATS, ELEVENS, STRICT, Rules
 from .variants import Variant
+from .public import STATE_ATTRS
 from .view import PlayerView
 
+_view_values = attrgetter(*STATE_ATTRS)
 PLAY, DECLARE, DEAL_TUTE, OVER, AUCTION, NAME_TRUMP = 0, 1, 2, 3, 4, 5
 _CODE = A.CODE
 _DECK_MASKS = {size: sum(BIT[c] for c in deck_cards(size)) for size in (36, 40)}
 PHASE_NAMES = ("play", "declare", "deal_tute", "over", "auction", "trump")
-
-_SEVEN_TAKES = frozenset((1, 3, 12, 11, 10))
-_TWO_TAKES = frozenset((7, 6, 5, 4))
 
 
 class IllegalAction(ValueError):
@@ -41,55 +44,20 @@ class IllegalAction(ValueError):
     """
 
 
-#: bits of the 11s; a hand holds a 12-11 pair in suit s iff bit s*10+8 is set in ``hand & hand >> 1``
-_ELEVENS = sum(1 << (s * 10 + 8) for s in range(4))
-_KINGS = sum(1 << (s * 10 + 9) for s in range(4))
-_KNIGHTS = _ELEVENS
-
-
-class _Layout:
-    """What a variant fixes about seats, computed once per variant rather than once per deal."""
-
-    __slots__ = ("next", "team", "partner", "total_tricks", "deal_slices", "exchange_bits", "next_by_dealer",
-                 "bid_actions")
-
-    def __init__(self, v: Variant) -> None:
-        n = v.players
-        k = v.active_players
-        self.next = tuple((s + 1) % n for s in range(n))
-        #: play order skips a dealer who sits out
-        self.next_by_dealer = tuple(
-            tuple((s + 1) % n if (s + 1) % n != d else (s + 2) % n for s in range(n)) if v.sits_out else self.next
-            for d in range(n))
-        #: the auction's legal actions by the lowest bid allowed
-        self.bid_actions: dict[int, tuple[str, ...]] = {}
-        self.team = tuple(next(t for t, team in enumerate(v.teams) if s in team) for s in range(n))
-        self.partner = tuple((s + 2) % n if v.pairs else -1 for s in range(n))
-        self.total_tricks = v.deck_size // 2 if v.draw_pile else v.hand_size
-        #: for the k-th seat after the dealer, the deck positions it is dealt (one at a time)
-        self.deal_slices = tuple(slice(i, v.hand_size * k, k) for i in range(k))
-        #: per trump suit: the 7 and the 2 of trumps, the cards that may exchange
-        self.exchange_bits = tuple(
-            (BIT[t * 10 + 6] if v.exchange_seven else 0) | (BIT[t * 10 + 1] if v.exchange_two else 0)
-            for t in range(4)) if v.draw_pile else (0, 0, 0, 0)
-
-
-_LAYOUTS: dict[Variant, _Layout] = {}
-
-
 class GameState:
     """One deal: ``new`` deals it, ``apply`` moves it on, ``result`` says how it ended."""
 
     __slots__ = (
-        "variant", "n", "deck", "dealer", "hands", "initial_hands", "stock", "stock_pos", "trump",
+        "variant", "rules", "n", "deck", "dealer", "hands", "initial_hands", "stock", "stock_pos", "trump",
         "trump_card", "face_up", "strict", "phase", "current", "leader", "trick", "led", "best_led",
-        "best_trump", "win_seat", "tricks", "tricks_won", "points", "cantes", "sung", "exchanges",
+        "top", "win_seat", "total_tricks", "tricks", "tricks_won", "points", "cantes", "sung", "exchanges",
         "done_seven", "done_two", "window_seat", "window_sang", "pending", "actions", "result_",
-        "_legal", "_next", "_team", "_partner", "_total_tricks", "_exchange_bits", "last_trick_winner",
-        "k", "sit_out", "bids", "passed", "declarer", "contract", "pair_tricks", "_singers", "_pair_rule",
-        "_loose_duty",
+        "_legal", "_next", "last_trick_winner", "k", "sit_out", "bids", "passed", "declarer", "contract",
+        "pair_tricks", "_singers",
     )
     variant: Variant
+    #: the variant's compiled rules (``arena.rules.Rules``): seat order, teams, duties
+    rules: Rules
     n: int
     deck: tuple[int, ...]
     dealer: int
@@ -99,20 +67,25 @@ class GameState:
     #: the face-down pile, top first (two players); ``stock_pos`` cards of it are drawn
     stock: tuple[int, ...]
     stock_pos: int
+    #: the trump suit now, ``NO_SUIT`` while there is none
     trump: int
+    #: the card that showed trump at the deal, ``NO_CARD`` when none is shown
     trump_card: int
-    #: the card face up under the pile now, -1 once the loser of the last draw took it
+    #: the card face up under the pile now, ``NO_CARD`` once the loser of the last draw took it
     face_up: int
     #: the follow/beat/trump duties apply (no pile, or the pile is gone)
     strict: bool
     phase: int
     current: int
     leader: int
+    #: the trick in progress (``arena.rules``): its cards, led suit, highest led card, winning card and seat
     trick: tuple[int, ...]
     led: int
     best_led: int
-    best_trump: int
+    top: int
     win_seat: int
+    #: tricks in this deal (the variant's; a hand-built test position may have fewer)
+    total_tricks: int
     tricks: tuple[tuple[int, tuple[int, ...], int], ...]
     tricks_won: list[int]
     points: list[int]
@@ -132,11 +105,8 @@ class GameState:
     result_: GameResult | None
     last_trick_winner: int
     _legal: tuple[str, ...] | None
+    #: the seat after each seat in this deal (skipping a dealer who sits out)
     _next: tuple[int, ...]
-    _team: tuple[int, ...]
-    _partner: tuple[int, ...]
-    _total_tricks: int
-    _exchange_bits: int
     #: players holding cards this deal (``n``, or ``n - 1`` when the dealer sits out)
     k: int
     #: the seat sitting this deal out (cabrero with 5 or 6: the dealer), -1 for none
@@ -153,9 +123,6 @@ class GameState:
     pair_tricks: tuple[tuple[int, int, int, int], ...]
     #: seats that may sing (bitmask)
     _singers: int
-    _pair_rule: bool
-    #: a duty outside the strict phase: habanero's trump lead while the pile lasts, cabrón's follow suit
-    _loose_duty: bool
 
     # ----------------------------------------------------------------------------------- dealing
     @classmethod
@@ -171,14 +138,12 @@ class GameState:
         Three or four: every card is dealt and the dealer's last card shows trump; with 40 cards for
         three, the 40th card only shows trump and is dead. A dealer who sits out (cabrero with 5 or 6)
         gets no cards; the last card dealt (to the seat before the dealer) shows trump. Subastado and
-        cabrón show no trump card: trump is -1 until the auction or a trick names it.
+        cabrón show no trump card: trump is ``NO_SUIT`` until the auction or a trick names it.
         """
-        if variant is None:  # a blank for copy() to fill
+        if variant is None:  # a blank for copy() and from_view() to fill
             return
         n = variant.players
-        layout = _LAYOUTS.get(variant)
-        if layout is None:
-            layout = _LAYOUTS[variant] = _Layout(variant)
+        r = variant.rules
         deck = tuple(deck)
         if len(deck) != variant.deck_size or sum(map(BIT.__getitem__, deck)) != _DECK_MASKS[variant.deck_size] \
                 or len(set(deck)) != len(deck):
@@ -186,53 +151,49 @@ class GameState:
         if not 0 <= dealer < n:
             raise ValueError(f"dealer: {dealer} is not a seat of {n}")
         self.variant = variant
+        self.rules = r
         self.n = n
         self.deck = deck
         self.dealer = dealer
         h = variant.hand_size
         hands = [0] * n
-        first = (dealer + 1) % n
+        nxt = r.next[dealer]
+        first = nxt[dealer]
         bit = BIT.__getitem__
-        nxt = layout.next_by_dealer[dealer]
         seat = first
-        for sl in layout.deal_slices:
+        for sl in r.deal_slices:
             hands[seat] = sum(map(bit, deck[sl]))
             seat = nxt[seat]
-        self.k = variant.active_players
-        self.sit_out = dealer if variant.sits_out else -1
+        self.k = r.active
+        self.sit_out = dealer if r.sits_out else -1
         self.bids = ()
         self.passed = 0
         self.declarer = -1
         self.contract = 0
         self.pair_tricks = ()
-        rule = variant.trump_rule
-        self._pair_rule = rule == "pair_tricks"
-        self._loose_duty = variant.follow_trump_lead_in_stock or variant.follow_only
-        self._singers = (1 << n) - 1 if variant.cantes and rule != "auction" else 0
+        rule = r.trump_rule
+        self._singers = (1 << n) - 1 if r.cantes and rule != "auction" else 0
+        self.face_up = NO_CARD
+        self.stock = ()
         if rule != "card":
-            self.trump_card = -1
-            self.face_up = -1
-            self.stock = ()
-        elif variant.draw_pile:
-            self.trump_card = deck[h * n]
-            self.face_up = self.trump_card
+            self.trump_card = NO_CARD
+        elif r.draw_pile:
+            self.trump_card = self.face_up = deck[h * n]
             self.stock = tuple(deck[h * n + 1:])
         else:
             self.trump_card = deck[-1]
-            self.face_up = -1
-            self.stock = ()
         self.stock_pos = 0
-        self.trump = SUIT[self.trump_card] if self.trump_card >= 0 else -1
+        self.trump = SUIT[self.trump_card] if self.trump_card != NO_CARD else NO_SUIT
         self.hands = hands
         self.initial_hands = tuple(hands)
-        self.strict = not variant.draw_pile and not variant.follow_only
+        self.strict = not r.draw_pile
         self.leader = first
         self.current = first
         self.trick = ()
-        self.led = -1
-        self.best_led = -1
-        self.best_trump = -1
+        self.led = NO_SUIT
+        self.best_led = self.top = NO_CARD
         self.win_seat = -1
+        self.total_tricks = r.total_tricks
         self.tricks = ()
         self.tricks_won = [0] * n
         self.points = [0] * n
@@ -247,17 +208,12 @@ class GameState:
         self.last_trick_winner = -1
         self._legal = None
         self._next = nxt
-        self._team = layout.team
-        self._partner = layout.partner
-        self._total_tricks = layout.total_tricks
-        self._exchange_bits = layout.exchange_bits[self.trump]
         self.phase = PLAY
         self.pending = ()
         if rule == "auction":
             self.phase = AUCTION
-        elif variant.tute_from_deal and variant.tute_mode != "disabled":
-            order = [(first + i) % n for i in range(n)]
-            self.pending = tuple(s for s in order if hands[s] & _KINGS == _KINGS or hands[s] & _KNIGHTS == _KNIGHTS)
+        elif r.tute_from_deal:
+            self.pending = tuple(s for s in r.order[dealer][first] if R.has_tute(hands[s]))
             if self.pending:
                 self.phase = DEAL_TUTE
                 self.current = self.pending[0]
@@ -265,56 +221,12 @@ class GameState:
     def copy(self) -> "GameState":
         """An independent copy (for search and perft): mutable parts are copied, tuples shared."""
         o = GameState(None)
-        o.variant = self.variant
-        o.n = self.n
-        o.deck = self.deck
-        o.dealer = self.dealer
+        for name in GameState.__slots__:
+            setattr(o, name, getattr(self, name))
         o.hands = list(self.hands)
-        o.initial_hands = self.initial_hands
-        o.stock = self.stock
-        o.stock_pos = self.stock_pos
-        o.trump = self.trump
-        o.trump_card = self.trump_card
-        o.face_up = self.face_up
-        o.strict = self.strict
-        o.phase = self.phase
-        o.current = self.current
-        o.leader = self.leader
-        o.trick = self.trick
-        o.led = self.led
-        o.best_led = self.best_led
-        o.best_trump = self.best_trump
-        o.win_seat = self.win_seat
-        o.tricks = self.tricks
         o.tricks_won = list(self.tricks_won)
         o.points = list(self.points)
-        o.cantes = self.cantes
-        o.sung = self.sung
-        o.exchanges = self.exchanges
-        o.done_seven = self.done_seven
-        o.done_two = self.done_two
-        o.window_seat = self.window_seat
-        o.window_sang = self.window_sang
-        o.pending = self.pending
         o.actions = list(self.actions)
-        o.result_ = self.result_
-        o._legal = self._legal
-        o._next = self._next
-        o._team = self._team
-        o._partner = self._partner
-        o._total_tricks = self._total_tricks
-        o._exchange_bits = self._exchange_bits
-        o.last_trick_winner = self.last_trick_winner
-        o.k = self.k
-        o.sit_out = self.sit_out
-        o.bids = self.bids
-        o.passed = self.passed
-        o.declarer = self.declarer
-        o.contract = self.contract
-        o.pair_tricks = self.pair_tricks
-        o._singers = self._singers
-        o._pair_rule = self._pair_rule
-        o._loose_duty = self._loose_duty
         return o
 
     # ----------------------------------------------------------------------------------- queries
@@ -333,10 +245,10 @@ class GameState:
     @property
     def stock_left(self) -> int:
         """Cards still to be drawn, the face-up trump card included."""
-        return len(self.stock) - self.stock_pos + (self.face_up >= 0)
+        return len(self.stock) - self.stock_pos + (self.face_up != NO_CARD)
 
     def team_of(self, seat: int) -> int:
-        return self._team[seat]
+        return self.rules.team[seat]
 
     def result(self) -> GameResult | None:
         return self.result_
@@ -348,91 +260,55 @@ class GameState:
             legal = self._legal = self._compute_legal()
         return legal
 
+    def trick_order(self, leader: int) -> tuple[int, ...]:
+        """The seats of a trick led by ``leader``, in play order (a dealer who sits out skipped)."""
+        return self.rules.order[self.dealer][leader]
+
+    def mode(self) -> int:
+        """The duties of play in force now (``arena.rules``: strict, follow suit, trump lead, free)."""
+        return self.rules.mode(self.strict)
+
     def playable(self) -> int:
-        """The cards (bitmask) the seat on move may play, by the follow/beat/trump duties."""
+        """The cards (bitmask) the seat on move may play, by the duties of play (``rules.playable``)."""
         hand = self.hands[self.current]
         if not self.trick:
             return hand
-        led = self.led
-        trump = self.trump
-        v = self.variant
-        if not self.strict:
-            if v.follow_only:
-                return hand & SUIT_MASK[led] or hand
-            if v.follow_trump_lead_in_stock and led == trump:
-                return hand & SUIT_MASK[trump] or hand
-            return hand
-        if v.partner_exemption and self.win_seat == self._partner[self.current]:
-            return hand & SUIT_MASK[led] or hand
-        in_suit = hand & SUIT_MASK[led]
-        if in_suit:
-            if led == trump or self.best_trump < 0 or v.must_beat_led_after_trumped:
-                return in_suit & HIGHER[self.best_led] or in_suit
-            return in_suit
-        trumps = hand & SUIT_MASK[trump]
-        if trumps:
-            if self.best_trump >= 0:
-                over = trumps & HIGHER[self.best_trump]
-                if over:
-                    return over
-                return trumps if v.undertrump_required else hand
-            return trumps
-        return hand
+        r = self.rules
+        return R.playable(r.mode(self.strict), hand, self.led, self.best_led, self.top, self.trump,
+                          self.win_seat == r.partner[self.current], r)
 
     def declarations(self, seat: int) -> tuple[str, ...]:
         """What ``seat`` may declare now: exchanges, one cante, a Tute (RULES.md "Declarations")."""
         if seat != self.window_seat and not (self.phase == DECLARE and seat == self.current):
             return ()
         hand = self.hands[seat]
-        exch = hand & self._exchange_bits if seat == self.window_seat and self.face_up >= 0 else 0
-        pairs = hand & hand >> 1 & _ELEVENS if self._singers >> seat & 1 else 0
-        tute = hand & _KINGS == _KINGS or hand & _KNIGHTS == _KNIGHTS
-        if not (exch or pairs or tute):
-            return ()
-        v = self.variant
+        r = self.rules
         out: list[str] = []
-        trump = self.trump
-        if exch:
-            face = FACE[self.face_up]
-            if exch & BIT[trump * 10 + 6] and not self.done_seven and face in _SEVEN_TAKES:
-                out.append(A.EXCHANGE_TEXT[trump * 10 + 6])
-            if exch & BIT[trump * 10 + 1] and not self.done_two and face in _TWO_TAKES:
-                out.append(A.EXCHANGE_TEXT[trump * 10 + 1])
-        pairs &= ~self.sung
-        if pairs and not self.window_sang >> seat & 1 and (v.cantes_after_stock or self.stock_left):
-            if v.cantes_scope == "team":
-                blocked = any(self.window_sang >> s & 1 for s in v.teams[self._team[seat]])
-            else:
-                blocked = False
-            if not blocked:
-                if v.forty_first and pairs & BIT[trump * 10 + 8]:
-                    out.append(A.SING_TEXT[trump])
-                else:
-                    out.extend(A.SING_TEXT[s] for s in range(4) if pairs & BIT[s * 10 + 8])
-        if tute and self._tute_allowed(seat):
-            if hand & _KINGS == _KINGS:
-                out.append(A.TUTE_TEXT[12])
-            if hand & _KNIGHTS == _KNIGHTS:
-                out.append(A.TUTE_TEXT[11])
+        if seat == self.window_seat:
+            out.extend(A.EXCHANGE_TEXT[c] for c in R.exchanges(r, hand, self.trump, self.face_up, self.done_seven,
+                                                                  self.done_two))
+        if self._singers >> seat & 1 and hand & hand >> 1 & ELEVENS and not self._sang_in_window(seat):
+            out.extend(A.SING_TEXT[s] for s in R.cante_suits(r, hand, self.sung, self.trump, self.stock_left))
+        if R.has_tute(hand) and self._tute_allowed(seat):
+            out.extend(A.TUTE_TEXT[f] for f in R.tute_faces(hand))
         return tuple(out)
 
+    def _sang_in_window(self, seat: int) -> bool:
+        """One cante per won trick: per player, or per team with ``cantes_scope = team``."""
+        sang = self.window_sang
+        if self.rules.cantes_scope_team:
+            return any(sang >> s & 1 for s in self.rules.teams[self.rules.team[seat]])
+        return bool(sang >> seat & 1)
+
     def _tute_allowed(self, seat: int) -> bool:
-        mode = self.variant.tute_mode
-        if mode == "disabled":
-            return False
-        if mode == "first_team_trick":
-            team = self.variant.teams[self._team[seat]]
-            return sum(self.tricks_won[s] for s in team) == 1
-        return True
+        r = self.rules
+        return R.tute_allowed(r, sum(self.tricks_won[s] for s in r.teams[r.team[seat]]))
 
     def _compute_legal(self) -> tuple[str, ...]:
         phase = self.phase
         if phase == PLAY:
             cur = self.current
-            if self.trick and (self.strict or self._loose_duty):
-                plays = A.plays(self.playable())
-            else:
-                plays = A.plays(self.hands[cur])
+            plays = A.plays(self.playable())
             if self.window_seat == cur:
                 decl = self.declarations(cur)
                 if decl:
@@ -441,16 +317,11 @@ class GameState:
         if phase == DECLARE:
             return self.declarations(self.current) + (A.PASS,)
         if phase == DEAL_TUTE:
-            hand = self.hands[self.current]
-            faces = [f for f, m in ((12, _KINGS), (11, _KNIGHTS)) if hand & m == m]
-            return tuple(A.TUTE_TEXT[f] for f in faces) + (A.PASS,)
+            return tuple(A.TUTE_TEXT[f] for f in R.tute_faces(self.hands[self.current])) + (A.PASS,)
         if phase == AUCTION:
             v = self.variant
             low = self.contract + v.bid_step if self.contract else v.bid_min
-            layout = _LAYOUTS.get(v)
-            if layout is None:
-                layout = _LAYOUTS[v] = _Layout(v)
-            table = layout.bid_actions
+            table = self.rules.bid_actions
             acts = table.get(low)
             if acts is None:
                 acts = table[low] = tuple(A.BID_TEXT[b] for b in range(low, v.bid_max + 1, v.bid_step)) + (A.PASS,)
@@ -471,33 +342,30 @@ class GameState:
             legal = self._legal = self._compute_legal()
         if action not in legal or (seat is not None and seat != self.current):
             raise IllegalAction(self.explain(action, seat))
-        code = _CODE[action]
+        self.actions.append((self.current, action))
+        self.push(_CODE[action])
+
+    def push(self, code: int) -> None:
+        """Apply the action of ``code`` (``arena.actions``) unchecked, unrecorded: for searches that
+        generate only legal actions (python-chess's ``push`` beside checked parsing). ``apply`` is this
+        after validation, plus the record of the action."""
         self._legal = None
         mover = self.current
-        self.actions.append((mover, action))
-        if code < 40:  # play a card: the hot path, inlined
+        if code < 40:  # play a card: the hot path
             self.hands[mover] ^= BIT[code]
             trick = self.trick
             if not trick:
                 self.leader = self.win_seat = mover
                 self.window_seat = -1
-                led = self.led = SUIT[code]
-                self.best_led = code
-                self.best_trump = code if led == self.trump else -1
+                self.led = SUIT[code]
+                self.best_led = self.top = code
             else:
-                s = SUIT[code]
-                if s == self.led:
-                    if BIT[code] & HIGHER[self.best_led]:
-                        self.best_led = code
-                        if s == self.trump:
-                            self.best_trump = code
-                            self.win_seat = mover
-                        elif self.best_trump < 0:
-                            self.win_seat = mover
-                elif s == self.trump:
-                    if self.best_trump < 0 or BIT[code] & HIGHER[self.best_trump]:
-                        self.best_trump = code
-                        self.win_seat = mover
+                bit = BIT[code]
+                if bit & HIGHER[self.best_led]:
+                    self.best_led = code
+                if bit & BEATS[self.trump][self.top]:  # rules.trick_step, inlined for the referee's speed
+                    self.top = code
+                    self.win_seat = mover
             trick = self.trick = trick + (code,)
             if len(trick) == self.k:
                 self._finish_trick()
@@ -519,24 +387,27 @@ class GameState:
     def _finish_trick(self) -> None:
         w = self.win_seat
         trick = self.trick
+        r = self.rules
         self.tricks = self.tricks + ((self.leader, trick, w),)
         self.trick = ()
         self.tricks_won[w] += 1
-        self.points[w] += sum(map(POINTS.__getitem__, trick))
-        if self._pair_rule:
+        self.points[w] += R.trick_points(trick)
+        if r.trump_rule == "pair_tricks":
             self._pair_trick(w, trick)
-        if len(self.tricks) == self._total_tricks:
-            self.points[w] += self.variant.last_trick_bonus
+        if len(self.tricks) == self.total_tricks:
+            self.points[w] += r.last_trick_bonus
             self.last_trick_winner = w
             self._end_by_points()
             return
-        if self.face_up >= 0:
-            self._draw(w)
+        if self.face_up != NO_CARD:
+            self.stock_pos, self.face_up = R.draw(self.hands, self.stock, self.stock_pos, self.face_up, w)
+            if self.face_up == NO_CARD:
+                self.strict = True
         self.leader = self.current = w
         self.window_seat = w
         self.window_sang = 0
         self.phase = PLAY
-        p = self._partner[w]
+        p = r.partner[w]
         if p >= 0:
             self.phase = DECLARE
             self.current = p
@@ -545,42 +416,14 @@ class GameState:
                 self.current = w
 
     def _pair_trick(self, w: int, trick: tuple[int, ...]) -> None:
-        """Cabrón: a trick holding the 12 and 11 of a suit scores for its winner (40 for the deal's first
-        such pair, 20 for each later one) and makes that suit trump from the next trick. Two pairs in
-        one trick (four players): both score, the pair in the suit of the winning card first, and that
-        suit becomes trump."""
-        m = 0
-        for c in trick:
-            m |= BIT[c]
-        pairs = m & m >> 1 & _ELEVENS
-        if not pairs:
-            return
-        best = self.best_trump if self.best_trump >= 0 else self.best_led
-        win_suit = SUIT[best]
-        suits = [s for s in range(4) if pairs & BIT[s * 10 + 8]]
-        suits.sort(key=lambda s: s != win_suit)
+        """Cabrón: the pairs that fell in the trick score for its winner and make trump (``rules.pair_trick``)."""
+        found = R.pair_trick(trick, self.top, not self.pair_tricks)
         index = len(self.tricks) - 1
-        for s in suits:
-            pts = 20 if self.pair_tricks else 40
+        for s, pts in found:
             self.pair_tricks = self.pair_tricks + ((index, w, s, pts),)
             self.points[w] += pts
-        self.trump = suits[0]
-
-    def _draw(self, winner: int) -> None:
-        """Winner draws first, then the loser; the last draw gives the loser the face-up trump card."""
-        loser = 1 - winner
-        stock = self.stock
-        pos = self.stock_pos
-        self.hands[winner] |= BIT[stock[pos]]
-        pos += 1
-        if pos < len(stock):
-            self.hands[loser] |= BIT[stock[pos]]
-            pos += 1
-        else:
-            self.hands[loser] |= BIT[self.face_up]
-            self.face_up = -1
-            self.strict = True
-        self.stock_pos = pos
+        if found:
+            self.trump = found[0][0]
 
     def _after_declaration(self, seat: int) -> None:
         """A partner who has nothing left to declare hands the window to the trick winner."""
@@ -589,7 +432,7 @@ class GameState:
             self.current = self.window_seat
 
     def _sing(self, seat: int, suit: int) -> None:
-        pts = 40 if suit == self.trump else 20
+        pts = R.cante_points(suit, self.trump)
         self.cantes = self.cantes + ((seat, suit, pts),)
         self.points[seat] += pts
         self.sung |= BIT[suit * 10 + 8]
@@ -600,7 +443,7 @@ class GameState:
         taken = self.face_up
         self.hands[seat] ^= BIT[given] | BIT[taken]
         self.face_up = given
-        if FACE[given] == 7:
+        if given % 10 == 6:
             self.done_seven = True
         else:
             self.done_two = True
@@ -633,9 +476,9 @@ class GameState:
         self.trump = suit
         self.phase = PLAY
         self.leader = self.current = seat
-        if self.variant.cantes:
-            team = self.variant.teams[self._team[seat]]
-            self._singers = sum(1 << s for s in team)
+        r = self.rules
+        if r.cantes:
+            self._singers = sum(1 << s for s in r.teams[r.team[seat]])
 
     def _pass(self, seat: int) -> None:
         if self.phase == AUCTION:
@@ -664,74 +507,51 @@ class GameState:
         self._legal = ()
 
     def side_points(self) -> list[int]:
-        return [sum(self.points[s] for s in team) for team in self.variant.teams]
+        return [sum(self.points[s] for s in team) for team in self.rules.teams]
 
     def _seat_ranks(self, side_ranks: Sequence[int]) -> list[int]:
-        return [side_ranks[self._team[s]] for s in range(self.n)]
+        team = self.rules.team
+        return [side_ranks[team[s]] for s in range(self.n)]
 
     def _end_by_points(self) -> None:
         """Most points wins; a tie goes to the last-trick side, and ties it is not in are shared."""
-        scoring = self.variant.scoring
+        scoring = self.rules.scoring
         if scoring == "bid":
             self._end_by_bid()
             return
         if scoring == "losers":
             self._end_with_losers()
             return
-        lt_side = self._team[self.last_trick_winner]
-        keys = [(p, t == lt_side) for t, p in enumerate(self.side_points())]
-        self._finish(self._seat_ranks(competition_ranks(keys)), "points")
+        ranks = R.points_ranks(self.side_points(), self.rules.team[self.last_trick_winner])
+        self._finish(self._seat_ranks(ranks), "points")
 
     def _end_by_bid(self) -> None:
         """Subastado: the declaring side made its bid (cards, cantes and last trick) or not. It scores
         +bid or -bid; every other side scores its points. Made: the declaring side ranks first; failed:
         the defenders do."""
-        d_side = self._team[self.declarer]
+        team = self.rules.team
+        d_side = team[self.declarer]
         side_pts = self.side_points()
         bid = self.contract
         made = side_pts[d_side] >= bid
         side_score = [(bid if made else -bid) if t == d_side else p for t, p in enumerate(side_pts)]
         keys = [(t == d_side) == made for t in range(len(side_pts))]
         self._finish(self._seat_ranks(competition_ranks(keys)), "made" if made else "failed",
-                     score=tuple(side_score[self._team[s]] for s in range(self.n)),
+                     score=tuple(side_score[team[s]] for s in range(self.n)),
                      contract=self._contract_json(made))
 
     def _contract_json(self, made: bool | None) -> dict[str, object] | None:
         if self.declarer < 0:
             return None
         return {"seat": self.declarer, "bid": self.contract,
-                "trump": SUITS[self.trump] if self.phase != NAME_TRUMP and self.trump >= 0 else None,
+                "trump": SUITS[self.trump] if self.phase != NAME_TRUMP and self.trump != NO_SUIT else None,
                 "made": made}
 
     def losers(self) -> tuple[tuple[int, ...], str]:
-        """Cabrón and cabrero: who loses the deal (now, by the points taken) and by which rule.
-
-        In order: a capote (one player took every trick) makes everyone else lose, unless, with
-        ``capote_after_cante_loses``, that player had sung: then it loses alone. Else the players who
-        took no trick lose (``no_trick_loses``). Else the players over ``over_points_loses`` points lose.
-        Else the middle: every player whose points equal those of a place strictly between the first
-        and the last (ties at a losing place all lose)."""
-        v = self.variant
-        act = [s for s in range(self.n) if s != self.sit_out]
-        tw = self.tricks_won
-        pts = self.points
-        capote = [s for s in act if tw[s] == self._total_tricks]
-        if capote:
-            c = capote[0]
-            if v.capote_after_cante_loses and any(s == c for s, _, _ in self.cantes):
-                return (c,), "capote_after_cante"
-            return tuple(s for s in act if s != c), "capote"
-        if v.no_trick_loses:
-            none = tuple(s for s in act if tw[s] == 0)
-            if none:
-                return none, "no_trick"
-        if v.over_points_loses:
-            over = tuple(s for s in act if pts[s] > v.over_points_loses)
-            if over:
-                return over, "over_points"
-        ordered = sorted((pts[s] for s in act), reverse=True)
-        middle = set(ordered[1:-1])
-        return tuple(s for s in act if pts[s] in middle), "middle"
+        """Cabrón and cabrero: who loses the deal now, by the points taken, and by which rule
+        (``rules.losers``)."""
+        active = [s for s in range(self.n) if s != self.sit_out]
+        return R.losers(self.rules, active, self.tricks_won, self.points, {s for s, _, _ in self.cantes})
 
     def _end_with_losers(self) -> None:
         lost, why = self.losers()
@@ -744,26 +564,28 @@ class GameState:
         return [worse if s in lost else 0 for s in range(self.n)]
 
     def _win_by_tute(self, seat: int, face: int) -> None:
-        side = self._team[seat]
-        ranks = [0 if t == side else 1 for t in range(len(self.variant.teams))]
+        side = self.rules.team[seat]
+        ranks = [0 if t == side else 1 for t in range(len(self.rules.teams))]
         self._finish(self._seat_ranks(ranks), "tute", tute={"seat": seat, "face": face})
 
     def forfeit(self, seat: int, reason: str, detail: str = "") -> None:
         """Renuncio: ``seat`` loses the deal. The other sides rank by their points at this moment."""
         if self.phase == OVER:
             raise IllegalAction("the deal is already over")
-        side = self._team[seat]
+        team = self.rules.team
+        side = team[seat]
         f = Forfeit(seat, reason, detail[:500])
-        scoring = self.variant.scoring
+        scoring = self.rules.scoring
         if scoring == "losers":
             self._finish(self._loser_ranks((seat,)), "forfeit", forfeit=f, losers=(seat,),
                          sit_out=self.sit_out if self.sit_out >= 0 else None)
             return
+        sides = len(self.rules.teams)
         if scoring == "bid":
             penalty = -(self.contract or self.variant.bid_min)
-            self._finish(self._seat_ranks(competition_ranks([t != side for t in range(len(self.variant.teams))])),
+            self._finish(self._seat_ranks(competition_ranks([t != side for t in range(sides)])),
                          "forfeit", forfeit=f,
-                         score=tuple(penalty if self._team[s] == side else 0 for s in range(self.n)),
+                         score=tuple(penalty if team[s] == side else 0 for s in range(self.n)),
                          contract=self._contract_json(None))
             return
         keys = [(0, p) if t != side else (-1, 0) for t, p in enumerate(self.side_points())]
@@ -811,20 +633,139 @@ class GameState:
         return f"{NAMES[c]} breaks the duty to {self._duty()} (legal: {', '.join(legal)})"
 
     def _duty(self) -> str:
+        """The duty the seat on move is under, in words: the first one ``rules.playable`` applies."""
         hand = self.hands[self.current]
         led, trump = self.led, self.trump
-        if self.variant.follow_only:
+        mode = self.mode()
+        if mode == R.FOLLOW:
             return f"follow suit {SUITS[led]} (asistir)"
-        if not self.strict:
+        if mode != STRICT:
             return f"follow the trump lead ({SUITS[trump]}) while the pile lasts"
+        trumped = SUIT[self.top] == trump
         if hand & SUIT_MASK[led]:
             if hand & SUIT_MASK[led] & HIGHER[self.best_led] and (
-                    led == trump or self.best_trump < 0 or self.variant.must_beat_led_after_trumped):
+                    led == trump or not trumped or self.variant.must_beat_led_after_trumped):
                 return f"follow suit {SUITS[led]} and beat {NAMES[self.best_led]} (montar)"
             return f"follow suit {SUITS[led]} (asistir)"
-        if self.best_trump >= 0 and hand & SUIT_MASK[trump] & HIGHER[self.best_trump]:
-            return f"trump higher than {NAMES[self.best_trump]} (pisar)"
+        if trumped and hand & SUIT_MASK[trump] & HIGHER[self.top]:
+            return f"trump higher than {NAMES[self.top]} (pisar)"
         return f"trump when void in {SUITS[led]} (fallar)"
+
+    # ----------------------------------------------------------------------------------- worlds
+    @classmethod
+    def from_view(cls, view: PlayerView, hands: list[int], pile: Sequence[int] = ()) -> "GameState":
+        """A full state that gives back ``view`` to its seat, with these ``hands`` (every seat's cards
+        now) and face-down ``pile`` (top first): a determinization for search, on which ``legal_actions``
+        and ``apply`` continue the deal.
+
+        The public fields come from the view through ``arena.public.FIELDS``; the referee's own
+        bookkeeping is derived from them by the rules. The deck order and initial hands are nominal
+        (a permutation that deals the cards each seat is known to have held); play never reads them.
+        """
+        v = view.variant
+        r = v.rules
+        n = v.players
+        o = cls(None)
+        for name, value in zip(STATE_ATTRS, _view_values(view)):
+            setattr(o, name, value)
+        o.variant = v
+        o.rules = r
+        o.n = n
+        o.k = r.active
+        o.hands = hands
+        o.stock = tuple(pile)
+        o.stock_pos = 0
+        o.points = list(view.points)
+        o.phase = PHASE_NAMES.index(view.phase)
+        o.strict = not v.draw_pile or view.face_up == NO_CARD
+        o.total_tricks = r.total_tricks
+        o._next = r.next[view.dealer]
+        order = r.order[view.dealer]
+        o.led, o.best_led, o.top, o.win_seat = NO_SUIT, NO_CARD, NO_CARD, -1
+        if view.trick:
+            o.led, o.best_led, o.top, o.win_seat = R.trick_state(view.trick, order[view.leader], view.trump)
+        won = [0] * n
+        for _, _, w in view.tricks:
+            won[w] += 1
+        o.tricks_won = won
+        sung = 0
+        for _, suit, _ in view.cantes:
+            sung |= BIT[suit * 10 + 8]
+        o.sung = sung
+        o.done_seven = any(g % 10 == 6 for _, g, _ in view.exchanges)
+        o.done_two = any(g % 10 == 1 for _, g, _ in view.exchanges)
+        over = o.phase == OVER
+        o.window_seat = view.tricks[-1][2] if view.tricks and not view.trick and not over else -1
+        o.window_sang = 0
+        o.pending = ()
+        if o.phase == DEAL_TUTE:
+            seats = order[view.leader]
+            o.pending = tuple(s for s in seats[seats.index(view.current):]
+                              if s == view.current or R.has_tute(hands[s]))
+        o.actions = []
+        o.result_ = None
+        o.last_trick_winner = view.tricks[-1][2] if over and view.tricks else -1
+        o._legal = None
+        o.passed = sum(1 << s for s, b in view.bids if b == 0)
+        o._singers = (1 << n) - 1 if r.cantes and r.trump_rule != "auction" else 0
+        if r.cantes and r.trump_rule == "auction" and o.phase not in (AUCTION, NAME_TRUMP) and view.declarer >= 0:
+            o._singers = sum(1 << s for s in r.teams[r.team[view.declarer]])
+        o._nominal_deal(view)
+        if o.window_seat >= 0 and view.cantes:
+            o._match_window(view)
+        return o
+
+    def _nominal_deal(self, view: PlayerView) -> None:
+        """A deck order and initial hands that deal what each seat is known to have held."""
+        v = view.variant
+        r = v.rules
+        held = list(self.hands)
+        order = r.order[view.dealer]
+        for leader, cards, _ in view.tricks + ((view.leader, view.trick, -1),):
+            for s, c in zip(order[leader], cards):
+                held[s] |= BIT[c]
+        tc = view.trump_card
+        if not v.draw_pile:
+            deal_order = order[r.next[view.dealer][view.dealer]]
+            per_seat = [[c for c in range(40) if held[s] >> c & 1 and c != tc] for s in deal_order]
+            if tc != NO_CARD and not v.dead_card:
+                per_seat[-1].append(tc)
+            k = len(deal_order)
+            deck = [per_seat[i % k][i // k] for i in range(v.hand_size * k)]
+            if v.dead_card:
+                deck.append(tc)
+            self.deck = tuple(deck)
+            initial = [0] * v.players
+            for s, cs in zip(deal_order, per_seat):
+                initial[s] = sum(BIT[c] for c in cs)
+            self.initial_hands = tuple(initial)
+        else:
+            # who drew what cannot be told from the record; a nominal order: the cards as they lie now
+            pile = set(self.stock)
+            in_hands = [c for s in range(v.players) for c in range(40) if held[s] >> c & 1 and c != tc]
+            rest = [c for c in range(40) if not (sum(held) | BIT[tc]) >> c & 1 and c not in pile]
+            self.deck = tuple(in_hands + rest + [tc] + list(self.stock))
+            self.initial_hands = tuple(held)
+
+    def _match_window(self, view: PlayerView) -> None:
+        """Pick ``window_sang`` (who sang since the trick ended, not in the view) so that the viewer's
+        legal actions here are those of its view."""
+        self.window_sang = 0
+        if view.current != view.seat:
+            return
+        w = self.window_seat
+        cands = [s for s in (w, self.rules.partner[w]) if s >= 0 and any(c[0] == s for c in view.cantes)]
+        combos = [0]
+        for s in cands:
+            combos += [m | 1 << s for m in combos]
+        for m in combos:
+            self.window_sang = m
+            self._legal = None
+            if self.legal_actions() == view.legal:
+                break
+        else:
+            self.window_sang = 0
+        self._legal = None
 
     # ----------------------------------------------------------------------------------- views
     def view(self, seat: int) -> PlayerView:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .actions import MAX_BID
+from .rules import Rules
 
 TUTE_MODES = ("any_won_trick", "first_team_trick", "disabled")
 CANTES_SCOPES = ("player", "team")
@@ -143,6 +144,16 @@ class Variant:
     def dead_card(self) -> bool:
         """Three players with 40 cards: the 40th card only shows trump and is never played."""
         return not self.draw_pile and self.deck_size % self.active_players != 0
+
+    @property
+    def rules(self) -> Rules:
+        """The rules kernel's tables for this variant (``arena.rules.Rules``), compiled on first use and
+        kept with the variant, so every part that plays it reads the same seat order and duties."""
+        compiled = self.__dict__.get("_rules")
+        if compiled is None:
+            compiled = Rules(self)
+            object.__setattr__(self, "_rules", compiled)
+        return compiled
 
     def options(self) -> dict[str, Any]:
         """Every rule option by name (not the name or description): what a record stores. Every game

@@ -7,12 +7,17 @@ reference to the game state: a bot that pokes at its view, or changes it, reache
 
 from __future__ import annotations
 
+import json
 import random
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from .cards import NAMES, SUITS, cards_list
+from .cards import NAMES, NO_SUIT, SUITS, cards_list
 from .knowledge import Knowledge, sample_world
+from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, STATE_ATTRS
 from .variants import Variant
+
+_state_values = attrgetter(*STATE_ATTRS)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .state import GameState
@@ -24,9 +29,7 @@ _PHASES = ("play", "declare", "deal_tute", "over", "auction", "trump")
 class PlayerView:
     """One seat's knowledge at one decision. Equal views mean the seat cannot tell the states apart."""
 
-    __slots__ = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
-                 "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal", "bids",
-                 "declarer", "contract", "pair_tricks", "sit_out", "_knowledge")
+    __slots__ = ("variant", "_knowledge") + NAMES_OF_FIELDS
 
     seat: int
     variant: Variant
@@ -38,12 +41,12 @@ class PlayerView:
     leader: int
     #: own hand as a card bitmask (``hand_cards`` for a list)
     hand: int
-    #: the trump suit now, -1 while there is none (subastado before the auction ends, cabrón before
+    #: the trump suit now, ``NO_SUIT`` while there is none (subastado before the auction ends, cabrón before
     #: the first trick holding a 12-11 pair; in cabrón it changes with each such trick)
     trump: int
-    #: the card that showed trump at the deal (public to all), -1 when none is shown
+    #: the card that showed trump at the deal (public to all), ``NO_CARD`` when none is shown
     trump_card: int
-    #: two players: the card face up under the pile now (changes on an exchange), -1 once drawn
+    #: two players: the card face up under the pile now (changes on an exchange), ``NO_CARD`` once drawn
     face_up: int
     #: cards still to be drawn, the face-up card included
     stock_left: int
@@ -72,30 +75,18 @@ class PlayerView:
     sit_out: int
 
     @classmethod
-    def of(cls, state: Any, seat: int) -> "PlayerView":
+    def of(cls, state: "GameState", seat: int) -> "PlayerView":
+        """``seat``'s view of ``state``: the fields of ``arena.public.FIELDS``, no more."""
         self = cls.__new__(cls)
         self.seat = seat
         self.variant = state.variant
-        self.dealer = state.dealer
         self.phase = _PHASES[state.phase]
-        self.current = state.current
-        self.leader = state.leader
         self.hand = state.hands[seat]
-        self.trump = state.trump
-        self.trump_card = state.trump_card
-        self.face_up = state.face_up
         self.stock_left = state.stock_left
-        self.trick = state.trick
-        self.tricks = state.tricks
-        self.cantes = state.cantes
-        self.exchanges = state.exchanges
         self.points = tuple(state.points)
         self.legal = state.legal_actions() if state.current == seat else ()
-        self.bids = state.bids
-        self.declarer = state.declarer
-        self.contract = state.contract
-        self.pair_tricks = state.pair_tricks
-        self.sit_out = state.sit_out
+        for name, value in zip(STATE_ATTRS, _state_values(state)):
+            setattr(self, name, value)
         return self
 
     # -------------------------------------------------------------------------------- derived
@@ -113,19 +104,16 @@ class PlayerView:
 
     def next_seat(self, seat: int) -> int:
         """The seat that plays after ``seat`` (skipping a seat that sits out)."""
-        n = self.variant.players
-        s = (seat + 1) % n
-        return (s + 1) % n if s == self.sit_out else s
+        return self.variant.rules.next[self.dealer][seat]
+
+    def trick_order(self, leader: int) -> tuple[int, ...]:
+        """The seats of a trick led by ``leader``, in play order (``rules.Rules.order``)."""
+        return self.variant.rules.order[self.dealer][leader]
 
     @property
     def trick_seats(self) -> list[tuple[int, int]]:
         """(seat, card) of the current trick in play order."""
-        out = []
-        s = self.leader
-        for c in self.trick:
-            out.append((s, c))
-            s = self.next_seat(s)
-        return out
+        return list(zip(self.trick_order(self.leader), self.trick))
 
     @property
     def hand_sizes(self) -> tuple[int, ...]:
@@ -138,7 +126,7 @@ class PlayerView:
         else:
             draws = 0
         n = v.players
-        in_trick = {s for s, _ in self.trick_seats}
+        in_trick = set(self.trick_order(self.leader)[:len(self.trick)])
         return tuple(0 if s == self.sit_out else v.hand_size + draws - played - (s in in_trick) for s in range(n))
 
     @property
@@ -186,42 +174,67 @@ class PlayerView:
         ``PlayerView.of(world, self.seat) == self``."""
         return sample_world(self, rng, self.knowledge)
 
-    _FIELDS = ("seat", "variant", "dealer", "phase", "current", "leader", "hand", "trump", "trump_card",
-               "face_up", "stock_left", "trick", "tricks", "cantes", "exchanges", "points", "legal", "bids",
-               "declarer", "contract", "pair_tricks", "sit_out")
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, PlayerView):
             return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in PlayerView._FIELDS)
+        return self.variant == other.variant and all(
+            getattr(self, k) == getattr(other, k) for k in NAMES_OF_FIELDS)
 
     def __hash__(self) -> int:
         return hash((self.seat, self.hand, self.tricks, self.trick, self.legal))
 
     def __repr__(self) -> str:
         return (f"PlayerView(seat={self.seat}, hand={' '.join(NAMES[c] for c in self.hand_cards)}, "
-                f"trump={SUITS[self.trump] if self.trump >= 0 else None}, "
+                f"trump={SUITS[self.trump] if self.trump != NO_SUIT else None}, "
                 f"trick={[NAMES[c] for c in self.trick]}, legal={list(self.legal)})")
 
     def to_json(self) -> dict[str, Any]:
-        """The view as the protocol sends it: cards in notation, seats as ints."""
-        return {
-            "seat": self.seat, "variant": self.variant.name, "players": self.variant.players,
-            "teams": [list(t) for t in self.variant.teams], "dealer": self.dealer, "phase": self.phase,
-            "current": self.current, "leader": self.leader,
-            "hand": [NAMES[c] for c in self.hand_cards], "trump": SUITS[self.trump] if self.trump >= 0 else None,
-            "trump_card": NAMES[self.trump_card] if self.trump_card >= 0 else None,
-            "face_up": NAMES[self.face_up] if self.face_up >= 0 else None,
-            "stock_left": self.stock_left,
-            "trick": [NAMES[c] for c in self.trick],
-            "tricks": [{"leader": ld, "cards": [NAMES[c] for c in cs], "winner": w} for ld, cs, w in self.tricks],
-            "cantes": [{"seat": s, "suit": SUITS[su], "points": p} for s, su, p in self.cantes],
-            "exchanges": [{"seat": s, "gave": NAMES[g], "took": NAMES[t]} for s, g, t in self.exchanges],
-            "points": list(self.points), "hand_sizes": list(self.hand_sizes), "legal": list(self.legal),
-            "bids": [{"seat": s, "bid": b or None} for s, b in self.bids],
-            "declarer": self.declarer if self.declarer >= 0 else None,
-            "contract": self.contract or None,
-            "pair_tricks": [{"trick": i, "seat": s, "suit": SUITS[su], "points": p}
-                            for i, s, su, p in self.pair_tricks],
-            "sit_out": self.sit_out if self.sit_out >= 0 else None,
-        }
+        """The view as the protocol sends it: cards in notation, seats as ints (``arena.public``)."""
+        return json.loads(view_json(self))
+
+
+def view_json(view: PlayerView, variant_json: str | None = None, tricks_json: str | None = None,
+              legal_json: str | None = None) -> str:
+    """The protocol's JSON text of ``view``, field by field from ``arena.public.FIELDS``. A host that
+    encodes many views of one deal passes the parts it has cached (the variant's constant keys, the
+    finished tricks, the legal list)."""
+    if variant_json is None:
+        variant_json = variant_keys(view.variant)
+    parts = []
+    for f in FIELDS:
+        name = f.name
+        if name == "tricks" and tricks_json is not None:
+            text = tricks_json
+        elif name == "legal" and legal_json is not None:
+            text = legal_json
+        else:
+            text = f.kind.encode(getattr(view, name))
+        parts.append(f'"{name}":{text}')
+        if name == "seat":
+            parts.append(variant_json)
+        elif name == JSON_BEFORE_HAND_SIZES:
+            parts.append(f'"hand_sizes":{_ints(view.hand_sizes)}')
+    return "{" + ",".join(parts) + "}"
+
+
+def variant_keys(v: Variant) -> str:
+    """The view's JSON keys that follow from the rules: ``variant``, ``players``, ``teams``."""
+    return (f'"variant":{json.dumps(v.name)},"players":{v.players},'
+            f'"teams":{json.dumps([list(t) for t in v.teams], separators=(",", ":"))}')
+
+
+def view_from_dict(d: dict[str, Any], variant: Variant) -> PlayerView:
+    """A view from its parsed JSON (``variant`` already resolved from ``d["variant"]`` or ``new_game``);
+    raises KeyError, TypeError or ValueError on a view it cannot read."""
+    view = PlayerView.__new__(PlayerView)
+    view.variant = variant
+    for f in FIELDS:
+        raw = d.get(f.name, f.missing)
+        if raw is ...:
+            raise KeyError(f.name)
+        setattr(view, f.name, f.kind.decode(raw))
+    return view
+
+
+def _ints(values: Any) -> str:
+    return "[" + ",".join(map(str, values)) + "]"

@@ -27,7 +27,10 @@ from typing import Any
 
 from arena import PlayerView
 
-from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, cards_list as _cards
+from arena.cards import BIT, HIGHER, NAMES, NO_SUIT, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
+from arena.knowledge import trumps_by_trick
+from arena.rules import BEATS, lacks, trick_state, trick_step
+
 _PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
 _SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
 #: bits of the 12 and 11 of each suit (ranks 9 and 8 of the suit)
@@ -68,23 +71,30 @@ class GreedyBot:
         if len(tricks) == n:
             self._tricks = tricks
             return
-        v = view.variant
-        # tricks played while the pile lasted oblige nobody to follow: they prove no void
-        strict_from = (v.deck_size - v.players * v.hand_size) // 2 if v.draw_pile else 0
-        trump = view.trump
-        trump_duty = trump >= 0 and not getattr(v, "follow_only", False)
+        r = view.variant.rules
         voids = self._voids
         seen = self._seen
+        trumps = trumps_by_trick(view)
         for i in range(n, len(tricks)):
             leader, cards, _winner = tricks[i]
-            led = SUIT[cards[0]]
-            for k, c in enumerate(cards):
+            for c in cards:
                 seen |= BIT[c]
-                if k and SUIT[c] != led and i >= strict_from:
-                    seat = (leader + k) % players
-                    voids[seat] |= 1 << led
-                    if trump_duty and SUIT[c] != trump:
-                        voids[seat] |= 1 << trump
+            if i < r.strict_from():
+                continue  # a draw may bring what a play in the pile phase showed missing
+            trump = trumps[i]
+            mode = r.mode_of_trick(i)
+            seats = view.trick_order(leader)
+            led = SUIT[cards[0]]
+            best_led = top = cards[0]
+            win = leader
+            for k in range(1, len(cards)):
+                lacked = lacks(mode, cards[k], led, best_led, top, trump, win == r.partner[seats[k]], r)
+                for s in range(4):
+                    if lacked & SUIT_MASK[s] == SUIT_MASK[s]:
+                        voids[seats[k]] |= 1 << s
+                best_led, new_top = trick_step(trump, best_led, top, cards[k])
+                if new_top != top:
+                    top, win = new_top, seats[k]
         self._seen = seen
         self._tricks = tricks
 
@@ -182,7 +192,7 @@ class GreedyBot:
             # pile phase: nothing obliges the other to follow, so lead cheap and keep strength
             return min(plays, key=lambda c: (SUIT[c] == trump, bool(BIT[c] & keep), POINTS[c] >= 10,
                                              POINTS[c], STRENGTH[c]))
-        others = [s for s in range(v.players) if s != view.seat and s not in self._partners(view)]
+        others = [s for s in range(v.players) if s not in (view.seat, view.sit_out) and s not in self._partners(view)]
         voids = self._voids
         best = -1
         best_key: tuple[int, ...] = ()
@@ -191,7 +201,7 @@ class GreedyBot:
                 continue
             s = SUIT[c]
             if s != trump and any(voids[o] >> s & 1 for o in others) and \
-                    trump >= 0 and not all(voids[o] >> trump & 1 for o in others):
+                    trump != NO_SUIT and not all(voids[o] >> trump & 1 for o in others):
                 continue  # an opponent would trump it
             key = (s != trump, POINTS[c], STRENGTH[c])
             if best < 0 or key > best_key:
@@ -202,38 +212,25 @@ class GreedyBot:
         return min(plays, key=lambda c: (SUIT[c] == trump, bool(BIT[c] & keep), POINTS[c], STRENGTH[c]))
 
     def _partners(self, view: PlayerView) -> tuple[int, ...]:
-        if not view.variant.pairs:
-            return ()
-        return ((view.seat + 2) % 4,)
+        partner = view.variant.rules.partner[view.seat]
+        return (partner,) if partner >= 0 else ()
 
     def _follow(self, view: PlayerView, plays: list[int]) -> int:
         trick = view.trick
         trump = view.trump
-        led = SUIT[trick[0]]
         v = view.variant
-        n = v.players
+        n = v.rules.active
+        order = view.trick_order(view.leader)
         # who holds the trick now, with what
-        best = trick[0]
-        best_pos = 0
-        for i in range(1, len(trick)):
-            c = trick[i]
-            if SUIT[c] == SUIT[best]:
-                if STRENGTH[c] > STRENGTH[best]:
-                    best, best_pos = c, i
-            elif SUIT[c] == trump:
-                best, best_pos = c, i
-        holder = (view.leader + best_pos) % n
-        to_play = n - 1 - len(trick)  # seats after me in this trick
-        later = [(view.seat + k) % n for k in range(1, to_play + 1)]
+        led, _, best, holder = trick_state(trick, order, trump)
+        later = order[len(trick) + 1:]  # seats after me in this trick
         partners = self._partners(view)
         opp_later = [s for s in later if s not in partners]
         at_stake = sum(POINTS[c] for c in trick)
         pile = v.draw_pile and view.stock_left > 0
 
         def beats(c: int, b: int) -> bool:
-            if SUIT[c] == SUIT[b]:
-                return STRENGTH[c] > STRENGTH[b]
-            return SUIT[c] == trump
+            return bool(BIT[c] & BEATS[trump][b])
 
         def safe(c: int) -> bool:
             """Would ``c`` still hold the trick after the opponents still to play?"""

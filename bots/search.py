@@ -49,16 +49,16 @@ import time
 from typing import Any
 
 from arena import PlayerView
-from arena.cards import BIT, HIGHER, NAMES, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
+from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, cards_list as _cards
+
+from arena import rules as R
+from arena.rules import BEATS, Rules
 
 from .greedy import GreedyBot
-from .playout import Position, Rules, playout
+from .playout import Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
-_KINGS = sum(1 << (s * 10 + 9) for s in range(4))
-_KNIGHTS = sum(1 << (s * 10 + 8) for s in range(4))
-_ELEVENS = _KNIGHTS
 WIN = 1000  # endgame value of a won deal, above any point margin
 
 
@@ -90,12 +90,11 @@ class SearchBot:
         #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
         #: sitting out, deals with losers) are played by greedy's rules
         self._fallback = GreedyBot()
-        self._rules_cache: dict[Any, Rules] = {}
 
     @staticmethod
     def searchable(v: Any) -> bool:
         """The variants its worlds and playouts model; the others are played by greedy's rules."""
-        return Rules.supports(v)
+        return supports(v)
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
@@ -145,7 +144,7 @@ class SearchBot:
 
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
         v = view.variant
-        if self.endgame and v.players == 2 and view.face_up < 0 and view.stock_left == 0:
+        if self.endgame and v.players == 2 and view.face_up == NO_CARD and view.stock_left == 0:
             try:
                 return self._endgame(view, plays)
             except _Abort:
@@ -158,7 +157,7 @@ class SearchBot:
         rand = rng.random
         seat = view.seat
         deadline = start + self.max_ms / 1000.0
-        rules = self._rules(view.variant)
+        rules = view.variant.rules
         pos = Position(view)
         knowledge = view.knowledge
         eps = self.epsilon
@@ -173,12 +172,6 @@ class SearchBot:
                 self.capped += 1
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
-
-    def _rules(self, v: Any) -> Rules:
-        r = self._rules_cache.get(v)
-        if r is None:
-            r = self._rules_cache[v] = Rules(v)
-        return r
 
     # ------------------------------------------------------------------------------ endgame
     def _endgame(self, view: PlayerView, plays: list[int]) -> int:
@@ -198,7 +191,7 @@ class SearchBot:
         for _, _, w in view.tricks:
             won[w] += 1
         pts = list(view.points)
-        eg = _Endgame(v, view.trump, me, self.endgame_nodes)
+        eg = _Endgame(v.rules, view.trump, me, self.endgame_nodes)
         tricks_left = sizes[me]  # the cards in my hand, the one I play now included
         best_c = plays[0]
         best_v = -10 * WIN
@@ -221,29 +214,19 @@ class SearchBot:
 
 
 class _Endgame:
-    """Two-player strict-phase minimax on bitmasks; values are from ``me``'s side (WIN + margin)."""
+    """Two-player strict-phase minimax on bitmasks; values are from ``me``'s side (WIN + margin). The
+    rules are the kernel's (``arena.rules``): duties, trick winner, cantes, Tute, the last-trick ten."""
 
-    def __init__(self, v: Any, trump: int, me: int, budget: int) -> None:
+    def __init__(self, r: Rules, trump: int, me: int, budget: int) -> None:
+        self.r = r
         self.trump = trump
-        self.tmask = SUIT_MASK[trump]
         self.me = me
         self.budget = budget
         self.nodes = 0
-        self.bonus = v.last_trick_bonus
-        self.cantes = v.cantes_after_stock
-        self.tute_mode = v.tute_mode
         self.tt: dict[tuple[int, ...], tuple[int, int]] = {}
 
     def _playable(self, hand: int, led_card: int) -> int:
-        led = SUIT[led_card]
-        in_suit = hand & SUIT_MASK[led]
-        if in_suit:
-            return in_suit & HIGHER[led_card] or in_suit
-        if led != self.trump:
-            trumps = hand & self.tmask
-            if trumps:
-                return trumps
-        return hand
+        return R.playable(R.STRICT, hand, SUIT[led_card], led_card, led_card, self.trump, False, self.r)
 
     def lead(self, hands: list[int], leader: int, diff: int, sung: int, won: list[int], left: int,
              alpha: int, beta: int) -> int:
@@ -318,30 +301,24 @@ class _Endgame:
                      won: list[int], left: int, alpha: int, beta: int) -> int:
         """Score the trick (``c0`` led by ``leader``, ``c1`` answered), then the window, then go on."""
         trump = self.trump
-        if SUIT[c1] == SUIT[c0]:
-            w = 1 - leader if BIT[c1] & HIGHER[c0] else leader
-        else:
-            w = 1 - leader if SUIT[c1] == trump else leader
+        r = self.r
+        w = 1 - leader if BIT[c1] & BEATS[trump][c0] else leader
         gain = POINTS[c0] + POINTS[c1]
         left -= 1
         if left == 0:
-            gain += self.bonus
+            gain += r.last_trick_bonus
             d = diff + gain if w == self.me else diff - gain
-            win = d > 0 or (d == 0 and w == self.me)
+            win = R.points_ranks((d, 0), 0 if w == self.me else 1)[0] == 0  # sides: me (margin d), other
             return (WIN if win else -WIN) + d
         won = list(won)
         won[w] += 1
         hw = hands[w]
-        if self.tute_mode != "disabled" and (hw & _KINGS == _KINGS or hw & _KNIGHTS == _KNIGHTS) and (
-                self.tute_mode == "any_won_trick" or won[w] == 1):
+        if R.has_tute(hw) and R.tute_allowed(r, won[w]):
             return WIN if w == self.me else -WIN
-        if self.cantes:
-            pairs = hw & hw >> 1 & _ELEVENS & ~sung
-            if pairs:
-                tb = BIT[trump * 10 + 8]
-                s = tb if pairs & tb else pairs & -pairs
-                sung |= s
-                gain += 40 if s == tb else 20
+        suits = R.cante_suits(r, hw, sung, trump, 0)
+        if suits:
+            s = trump if trump in suits else suits[0]
+            sung |= BIT[s * 10 + 8]
+            gain += R.cante_points(s, trump)
         d = diff + gain if w == self.me else diff - gain
         return self.lead(hands, w, d, sung, won, left, alpha, beta)
-

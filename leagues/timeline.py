@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena import GameRecord
-from arena.cards import NAMES, SUITS, cards_list
+from arena.cards import NAMES, NO_CARD, NO_SUIT, SUITS, cards_list
 from arena.record import replay_steps
 
 SUIT_WORDS = {"en": ("coins", "cups", "swords", "clubs"), "es": ("oros", "copas", "espadas", "bastos")}
@@ -38,6 +38,8 @@ class Frame:
 
 
 def _suit_word(suit: int, lang: str) -> str:
+    if suit == NO_SUIT:
+        return "ninguno" if lang == "es" else "none yet"
     return SUIT_WORDS.get(lang, SUIT_WORDS["en"])[suit]
 
 
@@ -74,13 +76,13 @@ def frames(record: GameRecord, seat: int | None = None, lang: str = "en") -> lis
 
     def snapshot(events: list[str], index: int, tags: list[str]) -> Frame:
         assert state is not None
-        trick = [((state.leader + i) % n, NAMES[c]) for i, c in enumerate(state.trick)]
+        trick = [(s, NAMES[c]) for s, c in zip(state.trick_order(state.leader), state.trick)]
         return Frame(index=index, events=events,
                      hands=[[NAMES[c] for c in cards_list(h)] if visible(s) else None
                             for s, h in enumerate(state.hands)],
                      hand_sizes=[bin(h).count("1") for h in state.hands], trick=trick,
                      last_trick=last_trick if not trick else None, trick_number=len(state.tricks) + 1,
-                     trump=_suit_word(state.trump, lang), face_up=NAMES[state.face_up] if state.face_up >= 0 else None,
+                     trump=_suit_word(state.trump, lang), face_up=NAMES[state.face_up] if state.face_up != NO_CARD else None,
                      stock_left=state.stock_left, points=list(state.points), over=state.is_over, tags=tags)
 
     pending: tuple[int, str] | None = None
@@ -89,7 +91,7 @@ def frames(record: GameRecord, seat: int | None = None, lang: str = "en") -> lis
         if index == 0:
             deal = [f"{record.variant}: dealer seat {record.dealer}, seats "
                     + ", ".join(f"{s} {name}" for s, name in enumerate(record.seats))]
-            shown = f" ({record.trump_card} shows trump)"
+            shown = f" ({record.trump_card} shows trump)" if record.trump_card else ""
             deal.append(f"trump: {_suit_word(st.trump, lang)}{shown}")
             for s in range(n):
                 if visible(s):
@@ -99,8 +101,8 @@ def frames(record: GameRecord, seat: int | None = None, lang: str = "en") -> lis
             assert pending is not None
             events, tags = _describe(pending, before, st, seat, lang)
             if "trick" in tags:
-                last_trick = [((before["leader"] + i) % n, NAMES[c]) for i, c in
-                              enumerate(st.tricks[-1][1])]
+                leader, cards, _ = st.tricks[-1]
+                last_trick = [(s, NAMES[c]) for s, c in zip(st.trick_order(leader), cards)]
             out.append(snapshot(events, index, tags))
         before = {"hands": list(st.hands), "tricks": len(st.tricks), "face_up": st.face_up, "leader": st.leader,
                   "points": list(st.points), "stock_left": st.stock_left}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from arena import GameState, get_variant, parse_card
-from arena.cards import BIT, deck as full_deck, mask_of, parse_suit
+from arena.cards import BIT, NO_CARD, deck as full_deck, mask_of, parse_suit
 from arena.variants import Variant
 
 
@@ -72,12 +72,12 @@ def position(variant: str, hands: Sequence[str], trump: str, leader: int = 0, tr
     st.trump = parse_suit(trump)
     st.stock = ()
     st.stock_pos = 0
-    st.face_up = -1
+    st.face_up = NO_CARD
     st.strict = strict
     st.phase = 0
     st.pending = ()
     st.leader = st.current = leader
-    st._total_tricks = max(bin(x).count("1") for x in hs)
+    st.total_tricks = max(bin(x).count("1") for x in hs)
     st._legal = None
     for c in trick.split():
         st.apply(f"play {c}")

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from arena import GameState, get_variant, shuffled_deck
 from arena.cards import NAMES
-from bots.playout import Outcome, Position, Rules, playout
+from bots.playout import Outcome, Position, playout
 
 VARIANTS = {
     "tute-2": get_variant("tute-2"),
@@ -75,7 +75,7 @@ def check(name: str, seed: int, frac: float, eps: float) -> None:
     view = state.view(state.current)
     rng = random.Random(seed)
     first = state.legal_actions()[rng.randrange(len(state.legal_actions()))]
-    r = Rules(state.variant)
+    r = state.variant.rules
     trace: list[tuple[int, str, int]] = []
     hands = list(state.hands)
     pile = list(state.stock[state.stock_pos:])
@@ -111,7 +111,7 @@ def test_tute_and_exchanges_happen() -> None:
         trace: list[tuple[int, str, int]] = []
         rng = random.Random(seed)
         first = next(c for c, n in enumerate(NAMES) if "play " + n in state.legal_actions())
-        out = playout(Rules(state.variant), Position(view), list(state.hands), list(state.stock[state.stock_pos:]),
+        out = playout(state.variant.rules, Position(view), list(state.hands), list(state.stock[state.stock_pos:]),
                       first, rng.random, 0.2, trace)
         replay_trace(state.copy(), trace, out)
         seen.update(a.split()[0] for _, a, _ in trace)

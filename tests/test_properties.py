@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from arena import GameRecord, GameState, PlayerView, get_variant, play_game, replay, shuffled_deck
 from arena.cards import FACE, NAMES, POINTS, SUIT
 from arena.variants import Variant
+from arena.cards import NO_CARD
 
 ORDER = [1, 3, 12, 11, 10, 7, 6, 5, 4, 2]
 
@@ -124,7 +125,7 @@ def play_checked(v: Variant, seed: int) -> GameState:
                 f = int(arg)
                 assert all(hand >> (s * 10 + (9 if f == 12 else 8)) & 1 for s in range(4))
             elif kind == "exchange":
-                assert v.draw_pile and state.face_up >= 0 and state.tricks and state.tricks[-1][2] == seat
+                assert v.draw_pile and state.face_up != NO_CARD and state.tricks and state.tricks[-1][2] == seat
         action = rng.choice(decl) if decl and rng.random() < 0.6 else rng.choice(legal)
         if action.startswith("sing"):
             sung.add("oceb".index(action[5:]))
@@ -242,7 +243,7 @@ def test_states_differing_only_in_hidden_cards_give_equal_views(seed: int, name:
         names |= {e[k] for e in data["exchanges"] for k in ("gave", "took")}
         names |= {a.split()[1] for a in data["legal"] if a.startswith(("play", "exchange"))}
         assert names <= {NAMES[c] for c in _public_cards(state, seat)} | ({NAMES[state.face_up]}
-                                                                          if state.face_up >= 0 else set())
+                                                                          if state.face_up != NO_CARD else set())
 
 
 class _Mutator:

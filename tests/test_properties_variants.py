@@ -17,6 +17,7 @@ from test_properties import _hidden_shuffle, cards_of, expected_plays, trick_win
 from arena import GameRecord, GameState, PlayerView, get_variant, replay, shuffled_deck
 from arena.cards import FACE, NAMES, POINTS, SUIT
 from arena.variants import Variant
+from arena.cards import NO_CARD, NO_SUIT
 
 CONFIGS: dict[str, Variant] = {name: get_variant(name) for name in (
     "subastado", "subastado-3", "cabron", "cabron-4", "cabrero", "cabrero-3", "cabrero-5", "cabrero-6")}
@@ -69,7 +70,7 @@ def play_checked(v: Variant, seed: int, bid_bias: float) -> GameState:
     all_cards = set().union(*dealt)
     assert len(all_cards) == v.deck_size
     # trump as the rules say, tracked here
-    trump = SUIT[state.deck[-1]] if v.trump_rule == "card" else -1
+    trump = SUIT[state.deck[-1]] if v.trump_rule == "card" else NO_SUIT
     assert (state.trump_card == state.deck[-1]) == (v.trump_rule == "card")
     if v.trump_rule == "card":
         order = [after(dealer)]
@@ -223,7 +224,7 @@ for _name, _v in CUSTOM.items():
 
 # ------------------------------------------------------------------------------------------ views
 def _public(state: GameState, seat: int) -> set[str]:
-    seen = set(cards_of(state.hands[seat])) | ({state.trump_card} if state.trump_card >= 0 else set())
+    seen = set(cards_of(state.hands[seat])) | ({state.trump_card} if state.trump_card != NO_CARD else set())
     seen |= {c for _, cs, _ in state.tricks for c in cs} | set(state.trick)
     for _, suit, _ in state.cantes:
         seen |= {suit * 10 + 8, suit * 10 + 9}

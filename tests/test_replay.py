@@ -17,6 +17,7 @@ from arena.cards import NAMES
 from arena.record import replay_steps
 from bots.random_bot import RandomBot
 from leagues.timeline import frames
+from arena.cards import NO_CARD
 
 CARD = re.compile(r"\b(?:1[0-2]|[1-7])[oceb]\b")
 
@@ -65,7 +66,7 @@ def test_a_seat_replay_never_shows_a_card_the_seat_could_not_see(variant: str, s
             known |= {NAMES[c] for _, cs, _ in v.tricks for c in cs}
             known |= {NAMES[c] for _, g, t in v.exchanges for c in (g, t)}
             known |= {f"{f}{'oceb'[s]}" for _, s, _ in v.cantes for f in (11, 12)}
-            if v.face_up >= 0:
+            if v.face_up != NO_CARD:
                 known.add(NAMES[v.face_up])
             per_step.append(set(known))
         for frame in frames(rec, seat):

@@ -12,6 +12,7 @@ from positions import deal_state, plays, position
 from arena import GameRecord, GameState, IllegalAction, PlayerView, get_variant, replay, shuffled_deck
 from arena.matchplay import Letters, play_match
 from bots.random_bot import RandomBot
+from arena.cards import NO_CARD, NO_SUIT
 
 
 def cabron(hands: list[str], leader: int = 0, variant: str = "cabron") -> GameState:
@@ -39,7 +40,7 @@ def test_cabron_deals_without_a_trump_card() -> None:
         v = get_variant(name)
         st = GameState.new(v, shuffled_deck(v, 3), 0)
         assert v.deck_size == size and all(bin(h).count("1") == hand for h in st.hands)
-        assert st.trump == -1 and st.trump_card == -1 and st.phase_name == "play"
+        assert st.trump == NO_SUIT and st.trump_card == NO_CARD and st.phase_name == "play"
         assert st.view(1).to_json()["trump"] is None
         while not st.is_over:
             st.apply(st.legal_actions()[-1])

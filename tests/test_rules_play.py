@@ -8,6 +8,7 @@ from positions import cards, deal_state, holds, plays, position
 
 from arena import GameState, IllegalAction, get_variant, parse_card, shuffled_deck
 from arena.cards import FACE, NAMES, POINTS, STRENGTH, SUIT, card, deck, long_name
+from arena.cards import NO_CARD
 
 
 # ------------------------------------------------------------------------------------------ the deck
@@ -183,7 +184,7 @@ def test_winner_draws_first_and_loser_takes_the_face_up_card_last() -> None:
         st.apply([a for a in st.legal_actions() if a.startswith("play")][0])
     w = st.tricks[-1][2]
     assert st.hands[w] >> face_down_top & 1 and st.hands[1 - w] >> face_up & 1
-    assert st.stock_left == 0 and st.face_up == -1 and st.strict
+    assert st.stock_left == 0 and st.face_up == NO_CARD and st.strict
 
 
 def test_draws_go_to_winner_first() -> None:

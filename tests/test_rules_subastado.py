@@ -9,6 +9,7 @@ import pytest
 from positions import deal_state, plays
 
 from arena import GameRecord, GameState, IllegalAction, PlayerView, get_variant, replay, shuffled_deck
+from arena.cards import NO_CARD, NO_SUIT
 
 SUITED = ["1o 3o 12o 11o 10o 7o 6o 5o 4o 2o", "1c 3c 12c 11c 10c 7c 6c 5c 4c 2c",
           "1e 3e 12e 11e 10e 7e 6e 5e 4e 2e", "1b 3b 12b 11b 10b 7b 6b 5b 4b 2b"]
@@ -44,7 +45,7 @@ def test_the_auction_starts_after_the_deal_from_the_seat_after_the_dealer() -> N
 def test_no_trump_before_the_auction_ends_and_no_card_is_turned() -> None:
     v = get_variant("subastado")
     st = GameState.new(v, shuffled_deck(v, 2), dealer=0)
-    assert st.trump == -1 and st.trump_card == -1
+    assert st.trump == NO_SUIT and st.trump_card == NO_CARD
     view = st.view(1).to_json()
     assert view["trump"] is None and view["trump_card"] is None and view["declarer"] is None
     assert all(bin(h).count("1") == 10 for h in st.hands)  # every card is dealt, the dealer's included

@@ -15,6 +15,7 @@ from arena.actions import CODE
 from arena.cards import NAMES
 from bots.random_bot import RandomBot
 from bots.search import WIN, SearchBot
+from arena.cards import NO_CARD
 
 FAST = dict(worlds=4)
 
@@ -79,7 +80,7 @@ def test_endgame_is_exact() -> None:
     for seed in range(120):
         st = GameState.new(v, shuffled_deck(v, seed), seed % 2)
         rng = random.Random(seed)
-        while not st.is_over and not (st.face_up < 0 and bin(st.hands[st.current]).count("1") <= 4):
+        while not st.is_over and not (st.face_up == NO_CARD and bin(st.hands[st.current]).count("1") <= 4):
             legal = st.legal_actions()
             st.apply(legal[rng.randrange(len(legal))])
         if st.is_over:
