@@ -27,7 +27,7 @@ from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, POINTS, SUIT, SUIT_MASK
 from .result import Forfeit, GameResult, competition_ranks
 from .rules import BEATS, ELEVENS, STRICT, Rules
 from .variants import Variant
-from .public import STATE_ATTRS
+from .public import STATE_ATTRS, compile_assigner
 from .view import PlayerView
 
 _view_values = attrgetter(*STATE_ATTRS)
@@ -220,14 +220,7 @@ class GameState:
 
     def copy(self) -> "GameState":
         """An independent copy (for search and perft): mutable parts are copied, tuples shared."""
-        o = GameState(None)
-        for name in GameState.__slots__:
-            setattr(o, name, getattr(self, name))
-        o.hands = list(self.hands)
-        o.tricks_won = list(self.tricks_won)
-        o.points = list(self.points)
-        o.actions = list(self.actions)
-        return o
+        return _copy_into(GameState(None), self)
 
     # ----------------------------------------------------------------------------------- queries
     @property
@@ -771,3 +764,11 @@ class GameState:
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` may see now, and nothing more."""
         return PlayerView.of(self, seat)
+
+
+#: ``GameState.copy``, generated from the slots: the lists are the only mutable parts
+_copy_into = compile_assigner(
+    "_copy_into", "o, s",
+    {name: f"list(s.{name})" if name in ("hands", "tricks_won", "points", "actions") else f"s.{name}"
+     for name in GameState.__slots__},
+    "Copy every slot of state ``s`` into the blank ``o``.")

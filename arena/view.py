@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import random
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .cards import NAMES, NO_SUIT, SUITS, cards_list
 from .knowledge import Knowledge, sample_world
-from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, STATE_ATTRS
+from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, compile_assigner
 from .variants import Variant
 
-_state_values = attrgetter(*STATE_ATTRS)
+#: how ``PlayerView.of`` computes the fields that are not a state attribute of the same name
+_COMPUTED = {"seat": "seat", "phase": "PHASES[state.phase]", "hand": "state.hands[seat]",
+             "stock_left": "state.stock_left", "points": "tuple(state.points)",
+             "legal": "state.legal_actions() if state.current == seat else ()"}
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .state import GameState
@@ -77,17 +79,7 @@ class PlayerView:
     @classmethod
     def of(cls, state: "GameState", seat: int) -> "PlayerView":
         """``seat``'s view of ``state``: the fields of ``arena.public.FIELDS``, no more."""
-        self = cls.__new__(cls)
-        self.seat = seat
-        self.variant = state.variant
-        self.phase = _PHASES[state.phase]
-        self.hand = state.hands[seat]
-        self.stock_left = state.stock_left
-        self.points = tuple(state.points)
-        self.legal = state.legal_actions() if state.current == seat else ()
-        for name, value in zip(STATE_ATTRS, _state_values(state)):
-            setattr(self, name, value)
-        return self
+        return _fill(cls.__new__(cls), state, seat)
 
     # -------------------------------------------------------------------------------- derived
     @property
@@ -238,3 +230,10 @@ def view_from_dict(d: dict[str, Any], variant: Variant) -> PlayerView:
 
 def _ints(values: Any) -> str:
     return "[" + ",".join(map(str, values)) + "]"
+
+
+_fill = compile_assigner(
+    "_fill", "o, state, seat",
+    {"variant": "state.variant", **{f.name: _COMPUTED[f.name] if f.state == "view" else f"state.{f.name}"
+                                    for f in FIELDS}},
+    "Set every public field of a view from the state.", {"PHASES": _PHASES})
