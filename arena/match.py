@@ -1,6 +1,6 @@
 """One game between players: the referee asks, the players answer, failures become forfeits.
 
-Timeouts and isolation are the hosts' business (``arena.hosts``); here every answer is checked and any
+Timeouts and isolation are the hosts' business (``arena.hosting``); here every answer is checked and any
 failure, whatever the kind of player, ends the deal as a renuncio with a reason.
 """
 

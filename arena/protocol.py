@@ -13,8 +13,8 @@ Bot to referee: ``{"type": "hello", "name": "..."}`` once, after the hello, and 
 after each ``act``: nothing else. A bot may answer either with ``{"type": "error", "message": "..."}`` to
 say it failed (the referee scores it as a crash with that message).
 
-This module is shared by both ends: the referee's hosts encode views here, and ``arena.host`` (the
-Python end) decodes them back into a ``PlayerView``. Both directions are on the hot path of every
+This module is shared by both ends: the referee's hosts encode views here, and ``arena.hosting.child``
+(the Python end) decodes them back into a ``PlayerView``. Both directions are on the hot path of every
 isolated decision, so the view is encoded by hand (same JSON as ``json.dumps(view.to_json())``, with the
 finished tricks cached between decisions) and decoded with per-game caches.
 """
@@ -22,15 +22,10 @@ finished tricks cached between decisions) and decoded with per-game caches.
 from __future__ import annotations
 
 import json
-import pickle as _pickle
-import struct as _struct
 from typing import Any
 
-from operator import attrgetter
-
 from .jsontext import strs
-from .public import NAMES_OF_FIELDS, TRICKS
-from .state import PHASE_NAMES
+from .public import TRICKS
 from .variants import Variant, VariantError, get_variant
 from .view import PlayerView, variant_keys, view_from_dict, view_json
 
@@ -71,7 +66,7 @@ def parse_answer(line: bytes) -> Any:
     referee's question, answered by ``play_game``.
     """
     if line.startswith(b'{"action":"') and line.endswith(b'"}') and line.count(b'"') == 4 and b"\\" not in line:
-        try:  # the common answer, exactly as arena.host and most JSON libraries write it
+        try:  # the common answer, exactly as arena.hosting.child and most JSON libraries write it
             return line[11:-2].decode()
         except UnicodeDecodeError:
             pass
@@ -220,92 +215,6 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
     return dec.view(data)
 
 
-
-
-# ------------------------------------------------------------------------------------- the plugin codec
-# Between the referee and its own ``python -m arena.host`` (both ends this package, both trusted by
-# the referee) the same messages travel as length-prefixed pickles instead of JSON lines: the child is
-# started with ``--codec pickle``, every referee-to-bot message is ``4-byte big-endian length + pickle``,
-# and an ``act`` is a flat tuple with only the tricks finished since the previous ``act``. This cuts the
-# isolation cost of a Python plugin to a few microseconds over the bare pipe; the child's answers are the
-# documented JSON lines, and the referee never unpickles anything a bot wrote.
-
-CODEC_JSON = "json"
-CODEC_PICKLE = "pickle"
-_LEN = _struct.Struct(">I")
-_PHASES = PHASE_NAMES
-_PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
-
-
-def frame(obj: Any) -> bytes:
-    data = _pickle.dumps(obj, protocol=_pickle.HIGHEST_PROTOCOL)
-    return _LEN.pack(len(data)) + data
-
-
-#: the fields an ``act`` carries in the plugin codec, in ``arena.public.FIELDS`` order; the finished
-#: tricks travel apart (only those new since the last ``act``) and the phase as its index
-_PICKLED = tuple(f for f in NAMES_OF_FIELDS if f not in ("tricks", "phase"))
-_pickled_values = attrgetter(*_PICKLED)
-
-
-class PickleEncoder:
-    """The referee's end of the plugin codec: one per host, remembering the tricks already sent."""
-
-    __slots__ = ("_tricks", "_variant")
-
-    def __init__(self) -> None:
-        self._tricks: tuple[Any, ...] = ()
-        self._variant: Variant | None = None
-
-    def act_message(self, view: PlayerView, time_ms: int) -> bytes:
-        tricks = view.tricks
-        prev = self._tricks
-        new: tuple[Any, ...]
-        n = len(prev)
-        if tricks is prev:
-            start, new = n, ()
-        elif len(tricks) >= n and (n == 0 or tricks[n - 1] is prev[n - 1] or tricks[:n] == prev):
-            start, new = n, tricks[n:]
-        else:
-            start, new = 0, tricks
-        self._tricks = tricks
-        rules = None
-        if view.variant is not self._variant:  # the rules travel once, and again whenever they change
-            self._variant = view.variant
-            rules = (view.variant.name, view.variant.options())
-        data = _pickle.dumps((time_ms, rules, _PHASE_INDEX[view.phase], start, new, _pickled_values(view)), 5)
-        return _LEN.pack(len(data)) + data
-
-
-class PickleDecoder:
-    """The bot's end of the plugin codec (``--codec pickle``)."""
-
-    def __init__(self) -> None:
-        self.variant: Variant | None = None
-        self._tricks: tuple[Any, ...] = ()
-
-    def new_game(self, info: dict[str, Any]) -> None:
-        self.variant = rules_of(info)
-        self._tricks = ()
-
-    def view(self, t: tuple[Any, ...]) -> PlayerView:
-        _, rules, phase, start, new, values = t
-        if rules is not None:
-            self.variant = Variant.from_options(rules[0], rules[1])
-        if self.variant is None:
-            raise ProtocolError("an act without the rules: none were sent")
-        view = PlayerView.__new__(PlayerView)
-        for name, value in zip(_PICKLED, values):
-            setattr(view, name, value)
-        view.phase = _PHASES[phase]
-        view.variant = self.variant
-        if start == 0:
-            self._tricks = tuple(new)
-        elif new:
-            self._tricks = self._tricks[:start] + tuple(new)
-        view.tricks = self._tricks
-        return view
-
 __all__ = ["PROTOCOL_VERSION", "HELLO", "QUIT", "ProtocolError", "BotReportedError", "ViewEncoder",
            "ViewDecoder", "view_from_json", "parse_answer", "parse_hello", "dumps_line", "new_game_message",
-           "game_over_message", "CODEC_JSON", "CODEC_PICKLE", "frame", "PickleEncoder", "PickleDecoder"]
+           "game_over_message", "rules_of"]

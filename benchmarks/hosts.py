@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena import get_variant, play_game, shuffled_deck  # noqa: E402
-from arena.hosts import make_player  # noqa: E402
+from arena.hosting import make_player  # noqa: E402
 
 
 class Timed:

@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
-from arena.loader import make_bot  # noqa: E402
+from arena.hosting import make_bot  # noqa: E402
 
 from bots.search import SearchBot  # noqa: E402
 

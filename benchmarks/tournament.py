@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import play_game, shuffled_deck  # noqa: E402
-from arena.loader import make_bot  # noqa: E402
+from arena.hosting import make_bot  # noqa: E402
 from leagues.config import parse_config  # noqa: E402
 from leagues.leaderboard import standings  # noqa: E402
 from leagues.runner import run_tournament  # noqa: E402

@@ -11,8 +11,7 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS
-from arena.hosts import ISOLATIONS
-from arena.loader import BotLoadError, installed_bots
+from arena.hosting import ISOLATIONS, BotLoadError, installed_bots
 
 from .compliance import check_bot, format_report
 
@@ -207,7 +206,7 @@ class {cls}:
     test = f'''"""Plays {name} against random in every preset variant: no forfeit, and reproducible."""
 
 from arena import VARIANTS, play_game, shuffled_deck
-from arena.hosts import make_player
+from arena.hosting import make_player
 from {module}.bot import {cls}
 
 

@@ -14,8 +14,7 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS, BotFailure, VariantError, derive_seed, get_variant, play_game, shuffled_deck
-from arena.hosts import make_player
-from arena.loader import BotLoadError
+from arena.hosting import BotLoadError, make_player
 from arena.matchplay import Letters
 
 
@@ -188,13 +187,7 @@ def _register_commands() -> None:
     import importlib
 
     for module in ("leagues.bots_cli", "leagues.run_cli", "leagues.records_cli", "leagues.league_cli"):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        mod.register(cli)
+        importlib.import_module(module).register(cli)
 
 
 _register_commands()

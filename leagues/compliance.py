@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
-from arena.hosts import make_player, resolve_spec
+from arena.hosting import make_player, resolve_spec
 from arena.view import PlayerView
 
 #: every preset the referee supports
@@ -141,7 +141,7 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
     """Play ``deals`` deals in total (split evenly over ``variants``, at least one per seat of each, so
     the bot sits in every seat, the dealer's included) and report.
 
-    Raises ``arena.loader.BotLoadError`` if the bot cannot be found at all; everything the bot does
+    Raises ``arena.hosting.BotLoadError`` if the bot cannot be found at all; everything the bot does
     wrong once found is in the report.
     """
     names = list(variants or DEFAULT_VARIANTS)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena import Variant, VariantError, get_variant
-from arena.loader import BotLoadError
+from arena.hosting import BotLoadError, load_class, resolve_spec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -333,21 +333,7 @@ def _opt_float(value: Any) -> float | None:
 def check_bot(bot: str | tuple[str, ...]) -> str:
     """Resolve a bot name without starting it: an entry point must be installed, ``module:Class``
     importable, a command's program present. Returns the bot's version text (for the store)."""
-    try:
-        from arena.hosts import resolve_spec
-    except ImportError:  # the hosts module is not there yet: only Python bots can be checked
-        from arena.loader import installed_bots, load_class
-        if isinstance(bot, tuple):
-            return "command"
-        if ":" in bot:
-            load_class(bot)
-            return "module"
-        bots = installed_bots()
-        if bot not in bots:
-            raise BotLoadError(f"unknown bot {bot!r} (installed: {', '.join(bots) or 'none'})")
-        return bots[bot].version
     spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot)
     if spec.kind == "module":
-        from arena.loader import load_class
         load_class(bot if isinstance(bot, str) else "")
     return f"{spec.origin} {spec.version}".strip()

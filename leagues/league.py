@@ -22,8 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from arena.hosts import ISOLATIONS
-from arena.loader import BotLoadError
+from arena.hosting import ISOLATIONS, BotLoadError
 
 from .compliance import ComplianceReport, check_bot
 from .config import ConfigError, EntrantConfig, _ID_UNSAFE

@@ -13,7 +13,7 @@ from typing import Any, Callable, NoReturn, Sequence, TypeVar
 import click
 from tabulate import tabulate
 
-from arena.hosts import ISOLATIONS
+from arena.hosting import ISOLATIONS
 
 from .league import ComplianceRefused, League, LeagueError, init_league
 from .league_rating import HistoryRow, Standing, history, standings

@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from arena.hosts import resolve_spec
-from arena.loader import BotLoadError
+from arena.hosting import BotLoadError, resolve_spec
 
 from .config import check_bot
 

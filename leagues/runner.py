@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
+from arena.hosting import make_player
 
 from .config import EntrantConfig, TournamentConfig, check_bot
 from .pairing import History, Round
@@ -68,15 +69,8 @@ class RunSummary:
 
 # --------------------------------------------------------------------------------------------- players
 def create_player(entrant: EntrantConfig, time_limit_ms: int, memory_mb: int) -> Any:
-    """The one place players are built: ``arena.hosts.make_player`` (in-process, subprocess or command
-    host as the entrant's isolation says); while that module is absent, the in-process loader."""
-    try:
-        from arena.hosts import make_player
-    except ImportError:
-        from arena.loader import make_bot
-        if isinstance(entrant.bot, tuple):
-            raise RuntimeError(f"{entrant.name}: command bots need arena.hosts") from None
-        return make_bot(entrant.bot, dict(entrant.params))
+    """The one place players are built: ``arena.hosting.make_player`` (in-process, subprocess or command
+    host as the entrant's isolation says)."""
     return make_player(entrant.bot_arg, dict(entrant.params), isolation=entrant.isolation,
                        time_limit_ms=time_limit_ms, memory_mb=memory_mb)
 

@@ -8,7 +8,7 @@ from math import sqrt
 import pytest
 
 from arena import VARIANTS, GameState, get_variant, play_game, shuffled_deck
-from arena.hosts import make_player
+from arena.hosting import make_player
 from bots.greedy import GreedyBot
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena import get_variant, play_game, replay, shuffled_deck
-from arena.hosts import InProcessHost, SubprocessHost, make_player
+from arena.hosting import InProcessHost, SubprocessHost, make_player
 from arena.state import GameState
 
 HERE = Path(__file__).resolve().parent / "hostile"
@@ -180,7 +180,7 @@ def test_stderr_flood_is_capped(caplog: pytest.LogCaptureFixture) -> None:
             "    elif m['type'] == 'quit': break\n")
     host = SubprocessHost([sys.executable, "-c", code], "noisy", time_limit_ms=2000, stderr_cap=10_000)
     v = get_variant("tute-2")
-    with caplog.at_level(logging.INFO, logger="arena.hosts"):
+    with caplog.at_level(logging.INFO, logger="arena.hosting"):
         rec = play_game(v, shuffled_deck(v, 5), 0, [host, make_player("random")])
         host.close()
     assert rec.result.forfeit is None

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from arena import VARIANTS, BotFailure, GameState, get_variant, play_game, shuffled_deck
-from arena.hosts import (BotSpec, InProcessHost, SubprocessHost, is_command, make_player, plugin_command,
-                         resolve_spec)
-from arena.loader import BotLoadError
+from arena.hosting import (BotLoadError, BotSpec, InProcessHost, SubprocessHost, is_command, make_player,
+                           plugin_command, resolve_spec)
 from arena.protocol import ViewDecoder, ViewEncoder, parse_answer, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +64,7 @@ def test_parse_answer() -> None:
 
 
 def test_arena_host_speaks_the_protocol() -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "arena.host", "random"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "arena.hosting.child", "random"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     v = get_variant("tute-2")
     st = GameState.new(v, shuffled_deck(v, 1), 0)
@@ -235,7 +234,7 @@ def test_new_game_failure_is_a_crash_forfeit() -> None:
 def test_bot_dies_with_a_referee_killed_by_sigkill() -> None:
     """No orphans: a hung bot goes when its referee is killed without a chance to clean up."""
     code = ("import os, sys\n"
-            "from arena.hosts import SubprocessHost\n"
+            "from arena.hosting import SubprocessHost\n"
             "h = SubprocessHost([sys.executable, '-c', 'import json,sys,time; sys.stdin.readline(); '\n"
             "                    'print(json.dumps({\"type\": \"hello\"}), flush=True); time.sleep(600)'], 'orphan')\n"
             "h.start()\n"
@@ -259,7 +258,7 @@ def test_bot_dies_with_a_referee_killed_by_sigkill() -> None:
 def test_pickle_codec_round_trips_views_across_deals() -> None:
     """The plugin codec (deltas of tricks, rules sent on change) rebuilds every view exactly, across
     deals that repeat one another (duplicate deals) and a change of rules."""
-    from arena.protocol import PickleDecoder, PickleEncoder
+    from arena.hosting.codecs import PickleDecoder, PickleEncoder
     import pickle
 
     enc, dec = PickleEncoder(), PickleDecoder()
@@ -268,5 +267,5 @@ def test_pickle_codec_round_trips_views_across_deals() -> None:
             view = st.view(st.current)
             data = enc.act_message(view, 100)
             assert dec.view(pickle.loads(data[4:])) == view
-        enc, dec = PickleEncoder(), PickleDecoder()  # what SubprocessHost.new_game and arena.host do
+        enc, dec = PickleEncoder(), PickleDecoder()  # what SubprocessHost.new_game and arena.hosting.child do
         dec.new_game({"variant": variant, "options": VARIANTS[variant].options()})

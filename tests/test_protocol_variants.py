@@ -9,7 +9,8 @@ import random
 import pytest
 
 from arena import GameState, PlayerView, get_variant, shuffled_deck
-from arena.protocol import PickleDecoder, PickleEncoder, ViewEncoder, view_from_json
+from arena.hosting.codecs import PickleDecoder, PickleEncoder
+from arena.protocol import ViewEncoder, view_from_json
 
 
 @pytest.mark.parametrize("name", ["subastado", "subastado-3", "cabron", "cabrero-5", "tute-2", "tute-4-pairs"])

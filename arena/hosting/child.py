@@ -1,6 +1,6 @@
 """Run a Python bot plugin as a protocol-speaking process: the far end of the subprocess host.
 
-    python -m arena.host ENTRYPOINT_OR_module:Class [--params JSON]
+    python -m arena.hosting.child ENTRYPOINT_OR_module:Class [--params JSON]
 
 The referee starts this in a child process, so a plugin's crash, hang, memory hunger or stray prints
 cannot touch the referee. The protocol travels on private copies of fds 0 and 1; the plugin's own
@@ -22,7 +22,8 @@ import traceback
 from typing import Any, Iterator
 
 from .loader import BotLoadError, make_bot, target_name
-from .protocol import CODEC_JSON, CODEC_PICKLE, PROTOCOL_VERSION, PickleDecoder, ProtocolError, ViewDecoder
+from ..protocol import PROTOCOL_VERSION, ProtocolError, ViewDecoder
+from .codecs import CODEC_JSON, CODEC_PICKLE, PickleDecoder
 
 
 def _private_channels() -> tuple[int, int]:
@@ -130,7 +131,7 @@ def _json_messages(reader: _Reader) -> Iterator[Any]:
         try:
             yield loads(line)
         except ValueError:
-            print(f"arena.host: ignoring a line that is not JSON: {line[:200]!r}", file=sys.stderr)
+            print(f"arena.hosting.child: ignoring a line that is not JSON: {line[:200]!r}", file=sys.stderr)
 
 
 def _pickle_messages(reader: _Reader) -> Iterator[Any]:
@@ -171,7 +172,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
             kind = msg.get("type")
             raw_view = msg.get("view")
         else:
-            print(f"arena.host: ignoring a message that is not an object: {str(msg)[:200]!r}", file=sys.stderr)
+            print(f"arena.hosting.child: ignoring a message that is not an object: {str(msg)[:200]!r}", file=sys.stderr)
             continue
         if kind == "act":
             if pending_error:
@@ -182,7 +183,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                 view = decoder.view(raw_view)
                 action = choose(view)  # type: ignore[misc]
             except ProtocolError as exc:
-                send({"type": "error", "message": f"arena.host: {exc}"})
+                send({"type": "error", "message": f"arena.hosting.child: {exc}"})
                 continue
             except BaseException as exc:  # noqa: BLE001 - the plugin's failure is its forfeit, reported
                 traceback.print_exc(file=sys.stderr)
@@ -221,12 +222,12 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         elif kind == "quit":
             return 0
         else:
-            print(f"arena.host: ignoring message of unknown type {kind!r}", file=sys.stderr)
+            print(f"arena.hosting.child: ignoring message of unknown type {kind!r}", file=sys.stderr)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.host",
+    parser = argparse.ArgumentParser(prog="python -m arena.hosting.child",
                                      description="Serve a Python bot plugin over the tute-arena protocol.")
     parser.add_argument("bot", help="entry point name (group tute_arena.bots) or module:Class")
     parser.add_argument("--params", default="{}", help="JSON object of keyword parameters for the bot")
@@ -241,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
         if not isinstance(params, dict):
             raise ValueError("not an object")
     except ValueError as exc:
-        print(f"arena.host: --params must be a JSON object: {exc}", file=sys.stderr)
+        print(f"arena.hosting.child: --params must be a JSON object: {exc}", file=sys.stderr)
         return 2
     return serve(args.bot, params, args.codec, max(0.0, args.spin_us) / 1e6)
 

@@ -1,15 +1,10 @@
-"""Bot hosts: one ``Player`` interface for a bot in this process, a plugin in its own process, or any
-external program speaking the protocol.
+"""A bot in its own process, spoken to over the protocol: a Python plugin under
+``python -m arena.hosting.child``, or (``arena.hosting.command``) any program.
 
-``make_player`` is the one door: it reads what the user named (an entry point, ``module:Class`` or a
-command) and returns a player with ``choose(view)``, ``new_game(info)``, ``game_over(result)``,
-``close()``, ``name`` and ``describe()``. Which bots may run in-process is a trust decision: only the
-bots shipped with tute-arena do, by default; everything else is isolated.
-
-The subprocess hosts turn every misbehaviour into ``BotFailure(reason, detail)`` (``timeout``, ``crash``
-or ``protocol``), which ``play_game`` scores as a renuncio. They wait with ``poll`` on the pipe and a
-deadline (no thread per move), cap the child's address space with ``RLIMIT_AS``, log a capped amount of
-its stderr, kill it (its whole process group) after any failure and start it again before its next game.
+Every misbehaviour becomes ``BotFailure(reason, detail)`` (``timeout``, ``crash`` or ``protocol``),
+which ``play_game`` scores as a renuncio. The host waits with ``poll`` on the pipe and a deadline (no
+thread per move), caps the child's address space with ``RLIMIT_AS``, logs a capped amount of its
+stderr, kills it (its whole process group) after any failure and starts it again before its next game.
 """
 
 from __future__ import annotations
@@ -21,28 +16,22 @@ import os
 import resource
 import select
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .loader import BotLoadError, installed_bots, make_bot
-from .match import BotFailure
-from .protocol import (CODEC_JSON, CODEC_PICKLE, HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, PickleEncoder,
-                       ProtocolError, ViewEncoder, frame, game_over_message, new_game_message, parse_answer,
-                       parse_hello)
-from .view import PlayerView
+from ..match import BotFailure
+from ..protocol import (HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, ProtocolError, ViewEncoder,
+                        game_over_message, new_game_message, parse_answer, parse_hello)
+from ..view import PlayerView
+from .codecs import CODEC_JSON, CODEC_PICKLE, PickleEncoder, frame
+from .spec import BotSpec
 
-log = logging.getLogger("arena.hosts")
-log.addHandler(logging.NullHandler())  # a library logs; the application decides where it goes
+log = logging.getLogger(__name__)
 
-ISOLATIONS = ("auto", "inprocess", "subprocess")
-#: the distribution whose own bots are trusted to run in-process under ``isolation="auto"``
-TRUSTED_DISTRIBUTION = "tute-arena"
 #: added to the per-move limit: the pipe, the JSON and the scheduler are not the bot's fault
 GRACE_MS = 50
 #: time to start and answer the hello (a Python interpreter and a plugin's imports)
@@ -54,106 +43,6 @@ _TAIL = 2048
 SPIN_S = 150e-6
 
 
-@dataclass(frozen=True)
-class BotSpec:
-    """What a user's bot name resolved to, for listings, logs and the store."""
-
-    #: ``entrypoint``, ``module`` or ``command``
-    kind: str
-    #: the name given (entry point name, ``module:Class`` or the command line)
-    name: str
-    #: ``module:Class`` for Python bots, the argv for commands
-    target: str | tuple[str, ...]
-    #: distribution that announced it (entry points), else ``module`` / ``command``
-    origin: str
-    version: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def trusted(self) -> bool:
-        return self.kind == "entrypoint" and self.origin == TRUSTED_DISTRIBUTION
-
-
-def is_command(bot: str | Sequence[str]) -> bool:
-    """A list is a command; so is a string that starts with ``./``, ``../``, ``/`` or ``~`` or that
-    contains whitespace (``"python3 examples/random_bot.py"``). Any other string names a Python bot."""
-    if not isinstance(bot, str):
-        return True
-    b = bot.strip()
-    return b.startswith(("./", "../", "/", "~")) or any(ch.isspace() for ch in b)
-
-
-def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None) -> BotSpec:
-    """Resolve a bot name without importing or starting it; unknown names raise BotLoadError."""
-    params = dict(params or {})
-    if is_command(bot):
-        argv = tuple(shlex.split(bot)) if isinstance(bot, str) else tuple(str(a) for a in bot)
-        if not argv:
-            raise BotLoadError("empty bot command")
-        argv = (os.path.expanduser(argv[0]),) + argv[1:]
-        exe = argv[0]
-        if os.sep in exe:
-            if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-                raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} is not an executable file")
-        elif shutil.which(exe) is None:
-            raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} not found on PATH")
-        name = bot if isinstance(bot, str) else shlex.join(argv)
-        return BotSpec("command", name, argv, "command", "", params)
-    name = str(bot).strip()  # not a command: a string
-    if ":" in name:
-        return BotSpec("module", name, name, "module", "", params)
-    bots = installed_bots()
-    if name not in bots:
-        known = ", ".join(bots) or "none installed"
-        raise BotLoadError(f"unknown bot {name!r} (installed: {known}; or give module:Class or a command)")
-    info = bots[name]
-    return BotSpec("entrypoint", name, info.target, info.origin, info.version, params)
-
-
-# ===================================================================================== in-process
-class InProcessHost:
-    """A trusted Python bot called directly: no copy, no pipe. The view is a fresh object per decision
-    holding only immutable referee values, so even a careless bot cannot change the game."""
-
-    def __init__(self, bot: Any, name: str, spec: BotSpec | None = None) -> None:
-        self.bot = bot
-        self.name = name
-        self.spec = spec
-        self.choose = bot.choose  # the hot path: no wrapper call
-        self._new_game = getattr(bot, "new_game", None)
-        self._game_over = getattr(bot, "game_over", None)
-
-    def new_game(self, info: dict[str, Any]) -> None:
-        if self._new_game is not None:
-            self._new_game(info)
-
-    def game_over(self, result: dict[str, Any]) -> None:
-        if self._game_over is not None:
-            self._game_over(result)
-
-    def start(self) -> None:
-        """Nothing to start: the bot was built when the host was."""
-
-    def close(self) -> None:
-        closer = getattr(self.bot, "close", None)
-        if callable(closer):
-            try:
-                closer()
-            except Exception:  # noqa: BLE001 - closing must never fail a run
-                log.exception("bot %s: close() raised", self.name)
-
-    def describe(self) -> str:
-        target = self.spec.target if self.spec else type(self.bot).__name__
-        return f"{self.name} (in-process, {target})"
-
-    def __enter__(self) -> "InProcessHost":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-# ===================================================================================== subprocess
 def _load_prctl() -> Any:
     """``prctl`` from libc (Linux), loaded once here: a preexec function must not import anything."""
     try:
@@ -252,7 +141,7 @@ class _StderrPump(threading.Thread):
 
 class SubprocessHost:
     """A bot in a child process speaking the protocol: an external program, or a Python plugin under
-    ``python -m arena.host``. One process serves many games in a row; a failure kills it and the next
+    ``python -m arena.hosting.child``. One process serves many games in a row; a failure kills it and the next
     ``new_game`` starts a fresh one."""
 
     def __init__(self, argv: Sequence[str], name: str, *, spec: BotSpec | None = None, time_limit_ms: int = 1000,
@@ -275,7 +164,7 @@ class SubprocessHost:
         self.stderr_cap = stderr_cap
         if codec not in (CODEC_JSON, CODEC_PICKLE):
             raise ValueError(f"codec must be {CODEC_JSON} or {CODEC_PICKLE}, not {codec!r}")
-        #: ``pickle`` only for our own ``arena.host --codec pickle`` (see arena/protocol.py)
+        #: ``pickle`` only for our own ``arena.hosting.child --codec pickle`` (see arena/hosting/codecs.py)
         self.codec = codec
         self.bot_name = ""
         self.starts = 0
@@ -532,19 +421,15 @@ class SubprocessHost:
             buf += chunk
 
 
-# ===================================================================================== factory
-Player = InProcessHost | SubprocessHost
-
-
 def plugin_command(target: str, params: dict[str, Any] | None = None, codec: str = CODEC_JSON) -> list[str]:
-    """The argv that serves Python bot ``target`` over the protocol (``python -m arena.host``)."""
-    argv = [sys.executable, "-m", "arena.host", target, "--codec", codec]
+    """The argv that serves Python bot ``target`` over the protocol (``python -m arena.hosting.child``)."""
+    argv = [sys.executable, "-m", "arena.hosting.child", target, "--codec", codec]
     if params:
         argv += ["--params", json.dumps(params)]
     return argv
 
 
-def _child_env() -> dict[str, str]:
+def child_env() -> dict[str, str]:
     """The referee's import path for the child, so ``module:Class`` resolves there as it would here."""
     env = dict(os.environ)
     paths = [p or os.getcwd() for p in sys.path]
@@ -552,43 +437,3 @@ def _child_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(paths + ([old] if old else []))
     env.setdefault("PYTHONHASHSEED", "0")
     return env
-
-
-def make_player(bot: str | list[str], params: dict | None = None, *, isolation: str = "auto",
-                time_limit_ms: int = 1000, memory_mb: int = 1024) -> Player:
-    """The player for ``bot``, hosted as ``isolation`` says.
-
-    ``bot`` is an entry point name (group ``tute_arena.bots``), ``module:Class``, or an external command:
-    a list of arguments, or a string that starts with ``./``, ``../``, ``/`` or ``~`` or contains a space
-    (split like a shell would). ``params`` are the bot's keyword parameters (for a command they are sent
-    in ``new_game`` as ``params``). ``isolation``: ``inprocess`` calls the bot directly (trusted code
-    only), ``subprocess`` runs it under ``python -m arena.host`` with the time and memory limits, and
-    ``auto`` picks in-process for the bots of the tute-arena distribution itself and subprocess for every
-    other; a command is always a subprocess. Make one player per seat: a subprocess player is one
-    process, reused for every game of its seat. Raises ``BotLoadError`` when the bot cannot be found (or,
-    in-process, built); a subprocess is started on first use, and failures then are ``BotFailure``s.
-    """
-    if isolation not in ISOLATIONS:
-        raise BotLoadError(f"isolation must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-    spec = resolve_spec(bot, params)
-    if spec.kind == "command":
-        return _CommandHost(list(spec.target), spec.name, spec=spec, time_limit_ms=time_limit_ms,
-                            memory_mb=memory_mb)
-    inprocess = isolation == "inprocess" or (isolation == "auto" and spec.trusted)
-    if inprocess:
-        return InProcessHost(make_bot(str(spec.target), spec.params), spec.name, spec)
-    return SubprocessHost(plugin_command(spec.name, spec.params, CODEC_PICKLE), spec.name, spec=spec,
-                          time_limit_ms=time_limit_ms, memory_mb=memory_mb, env=_child_env(), codec=CODEC_PICKLE)
-
-
-class _CommandHost(SubprocessHost):
-    """An external program: its params, if any, travel in every ``new_game`` message."""
-
-    def new_game(self, info: dict[str, Any]) -> None:
-        if self.spec is not None and self.spec.params:
-            info = dict(info, params=self.spec.params)
-        super().new_game(info)
-
-
-__all__ = ["BotSpec", "InProcessHost", "SubprocessHost", "Player", "make_player", "resolve_spec", "is_command",
-           "plugin_command", "ISOLATIONS", "GRACE_MS"]
