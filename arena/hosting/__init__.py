@@ -14,6 +14,7 @@ children). This package may import the rest of ``arena``; nothing in ``arena`` o
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..match import Player
@@ -23,6 +24,9 @@ from .inprocess import InProcessHost
 from .loader import BotInfo, BotLoadError, installed_bots, load_class, make_bot, target_name
 from .spec import ISOLATIONS, TRUSTED_DISTRIBUTION, BotSpec, is_command, resolve_spec
 from .subprocess import GRACE_MS, SubprocessHost, child_env, plugin_command
+
+# a library logs; the application decides where it goes (without a handler, warnings would reach stderr)
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def make_player(bot: str | list[str], params: dict | None = None, *, isolation: str = "auto",
