@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from leagues.pairing import History, pair_round  # noqa: E402
+from leagues.tournament.pairing import History, pair_round  # noqa: E402
 
 
 def main() -> None:

@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import play_game, shuffled_deck  # noqa: E402
 from arena.hosting import make_bot  # noqa: E402
-from leagues.config import parse_config  # noqa: E402
-from leagues.leaderboard import standings  # noqa: E402
-from leagues.runner import run_tournament  # noqa: E402
-from leagues.schedule import round_robin_games  # noqa: E402
-from leagues.store import Store  # noqa: E402
+from leagues.tournament.config import parse_config  # noqa: E402
+from leagues.tournament.leaderboard import standings  # noqa: E402
+from leagues.tournament.runner import run_tournament  # noqa: E402
+from leagues.tournament.schedule import round_robin_games  # noqa: E402
+from leagues.tournament.store import Store  # noqa: E402
 
 
 BOT = "random"

@@ -48,7 +48,7 @@ def write_league(folder: Path, name: str = "club", *, variants: list[dict[str, A
                  tables: dict[str, dict[str, Any]] | None = None, **top: Any) -> Path:
     """A league folder: ``tute league init``'s store, then a league.toml with these keys (small and fast
     by default: 2 deals, 8 compliance deals, one worker)."""
-    from leagues.league import init_league
+    from leagues.league.league import init_league
 
     path = folder / "league.toml"
     if not path.exists():

@@ -14,7 +14,7 @@ from arena import VARIANTS
 from click.testing import CliRunner
 
 from leagues.cli import cli
-from leagues.compliance import check_bot
+from leagues.tournament.compliance import check_bot
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
@@ -22,7 +22,7 @@ HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
 
 def _tute(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """The real command in a fresh interpreter (so newly installed entry points and paths are seen)."""
-    return subprocess.run([sys.executable, "-m", "leagues.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "leagues", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
 
 

@@ -17,7 +17,7 @@ RESULT_KEYS = {"points", "ranks", "winner", "tute", "forfeit", "reason"}
 
 
 def tute(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "leagues.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "leagues", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_variants_lists_every_preset_with_its_options() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from leagues.cli import main
-from leagues.config import ConfigError, load_config
+from leagues.tournament.config import ConfigError, load_config
 
 from league_util import TESTS, config_text, write_config
 
@@ -94,7 +94,7 @@ def test_syntax_error_and_missing_file(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_cli_subprocess_bad_config(tmp_path: Path) -> None:
     path = write_config(tmp_path, entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "nosuchbot"}])
-    proc = subprocess.run([sys.executable, "-m", "leagues.cli", "run", str(path)], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "leagues", "run", str(path)], capture_output=True, text=True,
                           cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "entrants[1].bot: unknown bot 'nosuchbot'" in proc.stderr

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from leagues.cli import main
-from leagues.config import load_config
-from leagues.leaderboard import head_to_head, standings, stored_setup
-from leagues.runner import run_tournament
-from leagues.store import Store
+from leagues.tournament.config import load_config
+from leagues.tournament.leaderboard import head_to_head, standings, stored_setup
+from leagues.tournament.runner import run_tournament
+from leagues.tournament.store import Store
 
 from league_util import TESTS, write_config
 

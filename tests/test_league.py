@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from leagues.league import League, LeagueError
-from leagues.league_config import load_league
-from leagues.league_store import LeagueStore
-from leagues.rating import Rater
-from leagues.store import GameRow, Store
+from leagues.league.league import League, LeagueError
+from leagues.league.config import load_league
+from leagues.league.store import LeagueStore
+from leagues.tournament.rating import Rater
+from leagues.tournament.store import GameRow, Store
 
 from league_util import tute, write_league
 from test_replay import chromium

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from leagues.league import League
-from leagues.league_config import load_league
-from leagues.league_store import LeagueStore
-from leagues.store import Store
+from leagues.league.league import League
+from leagues.league.config import load_league
+from leagues.league.store import LeagueStore
+from leagues.tournament.store import Store
 
 from league_util import tute, write_league
 

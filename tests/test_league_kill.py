@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from leagues.league import League
+from leagues.league.league import League
 
 from league_util import write_league
 

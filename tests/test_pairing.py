@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leagues.pairing import BYE, History, Round, circle_rounds, pair_round
+from leagues.tournament.pairing import BYE, History, Round, circle_rounds, pair_round
 
 
 def names_of(n: int) -> list[str]:

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import GameResult
-from leagues.config import RatingConfig, load_config
-from leagues.leaderboard import standings, stored_setup
-from leagues.rating import Rater, rate
-from leagues.runner import run_tournament
-from leagues.store import GameRow, Store
+from leagues.tournament.config import RatingConfig, load_config
+from leagues.tournament.leaderboard import standings, stored_setup
+from leagues.tournament.rating import Rater, rate
+from leagues.tournament.runner import run_tournament
+from leagues.tournament.store import GameRow, Store
 
 from league_util import TESTS, write_config
 
@@ -109,9 +109,9 @@ def test_strong_bot_above_weak_and_bit_identical_replay(tmp_path: Path, monkeypa
 
 def test_redeals_and_sit_outs_do_not_move_ratings() -> None:
     from arena import GameResult
-    from leagues.rating import Rater
-    from leagues.config import RatingConfig
-    from leagues.store import GameRow
+    from leagues.tournament.rating import Rater
+    from leagues.tournament.config import RatingConfig
+    from leagues.tournament.store import GameRow
 
     def row(i: int, result: GameResult, seats: tuple[str, ...]) -> GameRow:
         return GameRow(f"t/v/r1/t0/d{i}/s0", "t", "v", 0, 1, 0, i, 0, seats, seats, 1, 0, "done", result)

@@ -16,7 +16,7 @@ from arena import GameRecord, PlayerView, ReplayError, get_variant, play_game, r
 from arena.cards import NAMES
 from arena.record import replay_steps
 from bots.random_bot import RandomBot
-from leagues.timeline import frames
+from leagues.records.timeline import frames
 from arena.cards import NO_CARD
 
 CARD = re.compile(r"\b(?:1[0-2]|[1-7])[oceb]\b")
@@ -30,7 +30,7 @@ def game(variant: str, seed: int) -> GameRecord:
 
 
 def tute(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "leagues.cli", *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "leagues", *args], capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture()

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from leagues.cli import main
-from leagues.config import load_config
-from leagues.leaderboard import render, standings
-from leagues.runner import run_tournament
-from leagues.store import Store
+from leagues.tournament.config import load_config
+from leagues.tournament.leaderboard import render, standings
+from leagues.tournament.runner import run_tournament
+from leagues.tournament.store import Store
 
 from league_util import write_config
 
@@ -55,7 +55,7 @@ def test_one_worker_or_two_store_identical_games(tmp_path: Path, fmt: str) -> No
         results.append((stored(folder / "store.sqlite"), table_text(path)))
         if workers == 2:
             log = (folder / "store.log").read_text()
-            workers_logged = {m for m in re.findall(r"^\S+ \S+ (\S+) leagues.runner INFO worker \d+ ready$", log, re.M)}
+            workers_logged = {m for m in re.findall(r"^\S+ \S+ (\S+) leagues.tournament.runner INFO worker \d+ ready$", log, re.M)}
             assert len(workers_logged) == 2 and "MainProcess" not in workers_logged, \
                 "every worker's log reaches the one log file"
             assert log.count("closed its players") == 2

@@ -8,8 +8,8 @@ from collections import Counter
 from pathlib import Path
 
 from arena import derive_seed
-from leagues.config import load_config
-from leagues.schedule import parse_order, round_games, round_robin_games, round_robin_rounds, round_size
+from leagues.tournament.config import load_config
+from leagues.tournament.schedule import parse_order, round_games, round_robin_games, round_robin_rounds, round_size
 
 from league_util import write_config
 

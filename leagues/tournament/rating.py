@@ -12,7 +12,7 @@ one for three or four individuals, where a shared place can happen. The table ra
 rating ``mu - k * sigma`` with ``k = 3``.
 
 An entrant may start from a given ``(mu, sigma)`` instead of the environment's (``priors``): a league
-carries its ratings from one season's tournament into the next this way (leagues/league_rating.py).
+carries its ratings from one season's tournament into the next this way (leagues/league/rating.py).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
-from .config import RatingConfig
-from .store import GameRow
+from leagues.tournament.config import RatingConfig
+from leagues.tournament.store import GameRow
 
 #: shared places between individuals, per adjacent pair of ranks (random bots: about 0.2-0.5% of deals)
 FFA_DRAW_PROBABILITY = 0.005

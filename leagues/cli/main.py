@@ -186,7 +186,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("leagues.bots_cli", "leagues.run_cli", "leagues.records_cli", "leagues.league_cli"):
+    for module in ("leagues.cli.bots", "leagues.cli.run", "leagues.cli.records", "leagues.cli.league"):
         importlib.import_module(module).register(cli)
 
 
@@ -206,6 +206,3 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
 
-
-if __name__ == "__main__":
-    main()

@@ -16,8 +16,8 @@ from typing import NamedTuple, Sequence
 
 from arena import GameResult, derive_seed
 
-from .config import TournamentConfig, VariantConfig
-from .pairing import History, Round, balanced_rounds, circle_rounds, pair_round
+from leagues.tournament.config import TournamentConfig, VariantConfig
+from leagues.tournament.pairing import History, Round, balanced_rounds, circle_rounds, pair_round
 
 
 class GameSpec(NamedTuple):

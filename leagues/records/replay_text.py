@@ -10,7 +10,7 @@ import click
 from arena import GameRecord
 from arena.cards import long_name, parse_card
 
-from .timeline import Frame, frames
+from leagues.records.timeline import Frame, frames
 
 SUIT_COLOURS = {"o": "yellow", "c": "red", "e": "blue", "b": "green"}
 _CARD = re.compile(r"\b(1[0-2]|[1-7])([oceb])\b")

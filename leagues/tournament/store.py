@@ -24,7 +24,7 @@ from typing import Any, Iterable, Sequence
 from arena import GameRecord, GameResult
 from arena.jsontext import quote
 
-from .schedule import GameSpec
+from leagues.tournament.schedule import GameSpec
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (

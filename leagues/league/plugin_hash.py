@@ -26,7 +26,7 @@ from typing import Sequence
 
 from arena.hosting import BotLoadError, resolve_spec
 
-from .config import check_bot
+from leagues.tournament.config import check_bot
 
 _SKIP_DIRS = {"__pycache__", ".git", ".hg", ".mypy_cache", ".pytest_cache"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")

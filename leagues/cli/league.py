@@ -1,5 +1,5 @@
 """``tute league``: init, submit, withdraw, season, standings, history, report. Thin commands over
-leagues/league.py; every refusal is one line on stderr and exit status 2, with nothing stored."""
+leagues/league/league.py; every refusal is one line on stderr and exit status 2, with nothing stored."""
 
 from __future__ import annotations
 
@@ -15,19 +15,19 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
-from .league import ComplianceRefused, League, LeagueError, init_league
-from .league_rating import HistoryRow, Standing, history, standings
-from .league_store import LeagueStoreError
-from .compliance import format_report
-from .runner import Interrupted, RunError
-from .store import StoreError
+from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
+from leagues.league.rating import HistoryRow, Standing, history, standings
+from leagues.league.store import LeagueStoreError
+from leagues.tournament.compliance import format_report
+from leagues.tournament.runner import Interrupted, RunError
+from leagues.tournament.store import StoreError
 
 FORMATS = ("plain", "github", "json", "csv")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(message: str) -> NoReturn:
-    from .cli import UserError  # imported here: leagues.cli imports this module while it loads
+    from leagues.cli.main import UserError  # imported here: leagues.cli.main imports this module while it loads
 
     raise UserError(message)
 
@@ -322,7 +322,7 @@ def report(league_path: str, out: str, replays: int) -> None:
     Example:
       tute league report -l club --out club/report
     """
-    from .league_report import write_report
+    from leagues.league.report import write_report
 
     with _open(league_path) as lg:
         try:

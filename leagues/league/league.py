@@ -24,14 +24,14 @@ from typing import Any, Callable, TextIO
 
 from arena.hosting import ISOLATIONS, BotLoadError
 
-from .compliance import ComplianceReport, check_bot
-from .config import ConfigError, EntrantConfig, _ID_UNSAFE
-from .league_config import FILENAME, LeagueConfig, load_league, parse_league, template
-from .league_rating import fold_season, places, plan_divisions, standings
-from .league_store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
-from .plugin_hash import PluginFiles, plugin_files
-from .runner import RunSummary, run_tournament
-from .store import Store
+from leagues.tournament.compliance import ComplianceReport, check_bot
+from leagues.tournament.config import ConfigError, EntrantConfig, _ID_UNSAFE
+from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_league, template
+from leagues.league.rating import fold_season, places, plan_divisions, standings
+from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
+from leagues.league.plugin_hash import PluginFiles, plugin_files
+from leagues.tournament.runner import RunSummary, run_tournament
+from leagues.tournament.store import Store
 
 
 class LeagueError(ValueError):

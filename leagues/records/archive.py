@@ -19,8 +19,8 @@ from typing import IO, Any, Iterator
 
 from arena import GameRecord, ReplayError, get_variant, replay
 
-from .schedule import GameSpec
-from .store import EntrantRow, Store
+from leagues.tournament.schedule import GameSpec
+from leagues.tournament.store import EntrantRow, Store
 
 HEADER_FORMAT = "tute-arena/tournament-1"
 _ID = re.compile(r"^(?P<t>.+)/(?P<v>[^/]+)/r(?P<r>\d+)/t(?P<tb>\d+)/d(?P<d>\d+)/s(?P<s>\d+)$")

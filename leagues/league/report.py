@@ -2,7 +2,7 @@
 
 ``index.html`` holds the standings, one section per entrant (its versions and its rating history as an
 inline SVG chart), the head-to-head matrix over every season, and one section per season (its table and
-links to replays); ``replays/`` holds self-contained replay pages (leagues.replay_html) for the first
+links to replays); ``replays/`` holds self-contained replay pages (leagues.records.replay_html) for the first
 games of each table. All charts share one vertical scale, so two entrants' lines compare at a glance.
 """
 
@@ -15,12 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Sequence
 
-from .leaderboard import HeadToHead, head_to_head
-from .league import League
-from .league_rating import HistoryRow, Standing, history, standings
-from .league_store import Season
-from .replay_html import replay_page
-from .store import GameRow, Store
+from leagues.tournament.leaderboard import HeadToHead, head_to_head
+from leagues.league.league import League
+from leagues.league.rating import HistoryRow, Standing, history, standings
+from leagues.league.store import Season
+from leagues.records.replay_html import replay_page
+from leagues.tournament.store import GameRow, Store
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa}

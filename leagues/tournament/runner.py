@@ -35,13 +35,13 @@ from multiprocessing_logging import MultiProcessingHandler
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from arena.hosting import make_player
 
-from .config import EntrantConfig, TournamentConfig, check_bot
-from .pairing import History, Round
-from .schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
+from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
+from leagues.tournament.pairing import History, Round
+from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
-from .store import ROW_RESULT, EntrantRow, Store, game_row
+from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
 
-log = logging.getLogger("leagues.runner")
+log = logging.getLogger("leagues.tournament.runner")
 
 
 class RunError(RuntimeError):

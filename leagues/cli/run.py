@@ -9,14 +9,14 @@ from typing import Any, NoReturn
 
 import click
 
-from .config import ConfigError, load_config
-from .leaderboard import FORMATS, head_to_head, pick_tournament, render, standings, stored_setup
-from .runner import Interrupted, RunError, run_tournament
-from .store import Store, StoreError
+from leagues.tournament.config import ConfigError, load_config
+from leagues.tournament.leaderboard import FORMATS, head_to_head, pick_tournament, render, standings, stored_setup
+from leagues.tournament.runner import Interrupted, RunError, run_tournament
+from leagues.tournament.store import Store, StoreError
 
 
 def _user_error(message: str) -> NoReturn:
-    from .cli import UserError  # imported here: leagues.cli imports this module while it loads
+    from leagues.cli.main import UserError  # imported here: leagues.cli.main imports this module while it loads
 
     raise UserError(message)
 

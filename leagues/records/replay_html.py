@@ -1,6 +1,6 @@
 """One self-contained HTML page that plays a game back: no network, no external files.
 
-The frames (leagues.timeline) are embedded as JSON; a small script steps through them with buttons or
+The frames (leagues.records.timeline) are embedded as JSON; a small script steps through them with buttons or
 the arrow keys; cards are drawn as inline SVG. Opening the page with ``#end`` shows the last frame,
 which is how the test checks the final score in a headless browser.
 """
@@ -13,7 +13,7 @@ from dataclasses import asdict
 
 from arena import GameRecord
 
-from .timeline import frames
+from leagues.records.timeline import frames
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>tute-arena: __TITLE__</title>

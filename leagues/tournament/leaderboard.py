@@ -20,9 +20,9 @@ from tabulate import tabulate
 
 from arena import get_variant
 
-from .config import RatingConfig
-from .rating import rate
-from .store import GameRow, Store, StoreError
+from leagues.tournament.config import RatingConfig
+from leagues.tournament.rating import rate
+from leagues.tournament.store import GameRow, Store, StoreError
 
 FORMATS = ("plain", "github", "html", "csv", "json")
 

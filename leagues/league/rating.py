@@ -19,10 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .leaderboard import standings_of
-from .league_config import LeagueConfig, LeagueRating
-from .league_store import POOLED, LeagueStore, RatingRow, SeasonEntrant
-from .store import GameRow
+from leagues.tournament.leaderboard import standings_of
+from leagues.league.config import LeagueConfig, LeagueRating
+from leagues.league.store import POOLED, LeagueStore, RatingRow, SeasonEntrant
+from leagues.tournament.store import GameRow
 
 #: seasons shown in a standing's form
 FORM_SEASONS = 5

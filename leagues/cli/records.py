@@ -13,11 +13,11 @@ from tabulate import tabulate
 
 from arena import GameRecord, ReplayError, replay as verify_record
 
-from .archive import ArchiveError, export, import_file, is_header, open_text, verify
-from .config import ConfigError, load_config
-from .replay_html import replay_page
-from .replay_text import print_replay
-from .store import Store, StoreError
+from leagues.records.archive import ArchiveError, export, import_file, is_header, open_text, verify
+from leagues.tournament.config import ConfigError, load_config
+from leagues.records.replay_html import replay_page
+from leagues.records.replay_text import print_replay
+from leagues.tournament.store import Store, StoreError
 
 
 class RecordsError(click.ClickException):

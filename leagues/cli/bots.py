@@ -13,13 +13,13 @@ from tabulate import tabulate
 from arena import VARIANTS
 from arena.hosting import ISOLATIONS, BotLoadError, installed_bots
 
-from .compliance import check_bot, format_report
+from leagues.tournament.compliance import check_bot, format_report
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
 
 def _user_error(message: str) -> click.ClickException:
-    from .cli import UserError  # the one-line, exit-2 error of the CLI
+    from leagues.cli.main import UserError  # the one-line, exit-2 error of the CLI
 
     return UserError(message)
 

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from arena import derive_seed
 
-from .config import FORMATS, ConfigError, EntrantConfig, RatingConfig, TournamentConfig, \
+from leagues.tournament.config import FORMATS, ConfigError, EntrantConfig, RatingConfig, TournamentConfig, \
     VariantConfig, _Checker, _variants
 
 if sys.version_info >= (3, 11):

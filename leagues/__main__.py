@@ -1,0 +1,5 @@
+"""``python -m leagues ...`` is ``tute ...``."""
+
+from leagues.cli import main
+
+main()
