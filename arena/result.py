@@ -1,4 +1,4 @@
-"""The outcome of one deal, in the shape the game record stores."""
+"""The outcome of one deal, in the shape the game record stores, and what it means for a seat."""
 
 from __future__ import annotations
 
@@ -70,6 +70,23 @@ class GameResult:
                    contract=dict(data["contract"]) if data.get("contract") else None,
                    losers=tuple(losers) if losers is not None else None,
                    sit_out=data.get("sit_out"))
+
+
+WIN, SHARED, LOSS = "win", "shared", "loss"
+#: the score a table counts for each kind of outcome
+SCORES = {WIN: 1.0, SHARED: 0.5, LOSS: 0.0}
+
+
+def outcome(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> str:
+    """The one definition of who won (``WIN``, ``SHARED`` or ``LOSS``) for ``seat``'s side: a win is a
+    best rank the side holds alone, a shared place a best rank another side holds too, anything else a
+    loss (with three or more sides, second place is a loss; a loser-scored deal's non-losers share).
+    ``SCORES[outcome(...)]`` is what a table counts per game."""
+    rank = result.ranks[seat]
+    if rank != 0:
+        return LOSS
+    best_sides = sum(1 for t in teams if result.ranks[t[0]] == 0)
+    return WIN if best_sides == 1 else SHARED
 
 
 def competition_ranks(keys: Sequence[Any]) -> list[int]:

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Any, Sequence
 
 import click
 from tabulate import tabulate
 
-from arena import VARIANTS, BotFailure, VariantError, derive_seed, get_variant, play_game, shuffled_deck
+from arena import VARIANTS, BotFailure, VariantError, get_variant
 from arena.hosting import BotLoadError, make_player
-from arena.matchplay import Letters
+
+from leagues.tournament.quickplay import play_deals
 
 
 class UserError(click.ClickException):
@@ -107,64 +107,31 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             raise UserError(exc.detail if repr(spec) in exc.detail else f"bot {spec!r}: {exc.detail}") from None
         raise UserError(str(exc)) from None
     names = [f"{spec}" for spec in specs]
-    n = v.players
-    stats: list[dict[str, int]] = [{"wins": 0, "draws": 0, "losses": 0, "points": 0, "tutes": 0, "forfeits": 0}
-                                   for _ in range(n)]
     out = None
     if records:
         try:
             out = open(records, "w", encoding="utf-8")
         except OSError as exc:
             raise UserError(f"{records}: {exc.strerror}") from None
-    decisions = 0
-    letters = Letters(n) if v.scoring == "losers" else None
-    words = [0] * n
-    started = time.perf_counter()
     try:
-        for g in range(games):
-            game_seed = derive_seed("play", variant, seed, g)
-            deck = shuffled_deck(v, game_seed)
-            rec = play_game(v, deck, g % n, players, game_id=f"play/{seed}/{g}", seed=game_seed, names=names)
-            decisions += len(rec.actions)
-            r = rec.result
-            winners = set(r.winner)
-            winning_sides = {tuple(t) for t in v.teams if winners & set(t)}
-            for s in range(n):
-                st = stats[s]
-                st["points"] += r.points[s]
-                if s in winners:
-                    st["wins" if len(winning_sides) == 1 else "draws"] += 1
-                else:
-                    st["losses"] += 1
-                if r.tute and r.tute["seat"] == s:
-                    st["tutes"] += 1
-                if r.forfeit and r.forfeit.seat == s:
-                    st["forfeits"] += 1
-            if letters is not None:
-                out_now = letters.add(r)
-                for s in out_now:  # a seat completed C-A-B-R-O-N: that match is over, the next one starts
-                    words[s] += 1
-                if out_now:
-                    letters.reset()
-            if out:
-                out.write(rec.dumps() + "\n")
+        tally = play_deals(v, variant, players, names, games, seed,
+                           on_record=(lambda rec: out.write(rec.dumps() + "\n")) if out else None)
     finally:
         if out:
             out.close()
         for p in players:
             p.close()
-    elapsed = time.perf_counter() - started
-    rows = [[s, names[s], st["wins"], st["draws"], st["losses"], f"{st['points'] / games:.1f}", st["tutes"],
-             st["forfeits"]] for s, st in enumerate(stats)]
+    rows = [[s, names[s], st.wins, st.shared, st.losses, f"{st.points / games:.1f}", st.tutes, st.forfeits]
+            for s, st in enumerate(tally.seats)]
     click.echo(f"{variant}: {games} deals, seed {seed}")
     headers = ["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
-    if letters is not None:  # cabrón, cabrero: each loss is a letter of C-A-B-R-O-N, six are out
+    if tally.letters is not None:  # cabrón, cabrero: each loss is a letter of C-A-B-R-O-N, six are out
         for s, row in enumerate(rows):
-            row += [letters.word(s), words[s]]
+            row += [tally.letters.word(s), tally.words[s]]
         headers += ["letters", "cabrón"]
     click.echo(tabulate(rows, headers=headers))
-    rate = games / elapsed if elapsed > 0 else float("inf")
-    click.echo(f"{games} games in {elapsed:.2f} s: {rate:.0f} games/s, {decisions} decisions")
+    rate = games / tally.seconds if tally.seconds > 0 else float("inf")
+    click.echo(f"{games} games in {tally.seconds:.2f} s: {rate:.0f} games/s, {tally.decisions} decisions")
     if records:
         click.echo(f"records: {records}")
 

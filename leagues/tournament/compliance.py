@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
 from arena.hosting import make_player, resolve_spec
+from arena.result import SHARED, WIN, outcome
 from arena.view import PlayerView
 
 #: every preset the referee supports
@@ -171,10 +172,10 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
                 rep.failures[r.forfeit.reason] += 1
                 if len(rep.examples) < 3:
                     rep.examples.append(f"deal {rec.id}: {r.forfeit.reason}: {r.forfeit.detail}")
-            rank = min(r.ranks[s] for s in seats)
-            if rank == 0 and len(r.winner) > len(seats):
+            kind = outcome(r, seats[0], rec.teams)
+            if kind == SHARED:
                 rep.draws += 1
-            elif rank == 0:
+            elif kind == WIN:
                 rep.wins += 1
             else:
                 rep.losses += 1

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Sequence
 from tabulate import tabulate
 
 from arena import get_variant
+from arena.result import LOSS, SHARED, WIN, outcome
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import rate
@@ -86,6 +87,10 @@ def standings(store: Store, tournament: str, variant: str | None = None) -> list
     return standings_of(rows, teams, rc, names)
 
 
+#: the table's column for each outcome (``arena.result.outcome``)
+_COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
+
+
 def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]], rc: RatingConfig,
                  names: Sequence[str], priors: Mapping[str, tuple[float, float]] | None = None) -> list[Standing]:
     """The table of ``rows``; ``priors`` are the (mu, sigma) entrants start from (a league's season)."""
@@ -93,16 +98,12 @@ def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]
     count: dict[str, dict[str, float]] = {n: defaultdict(float) for n in names}
     for row in rows:
         sides = teams[row.variant]
-        ranks = [row.result.ranks[t[0]] for t in sides]
         forfeit = row.result.forfeit
-        for t, rk in zip(sides, ranks):
+        for t in sides:
             c = count.setdefault(row.seats[t[0]], defaultdict(float))
             c["games"] += 1
             c["points"] += sum(row.result.points[s] for s in t)
-            if rk == 0:
-                c["wins" if ranks.count(0) == 1 else "draws"] += 1
-            else:
-                c["losses"] += 1
+            c[_COLUMN[outcome(row.result, t[0], sides)]] += 1
             if forfeit is not None and forfeit.seat in t:
                 c["forfeits"] += 1
     out = []
