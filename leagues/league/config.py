@@ -19,8 +19,9 @@ from typing import Any, Sequence
 
 from arena import derive_seed
 
-from leagues.tournament.config import FORMATS, ConfigError, EntrantConfig, RatingConfig, TournamentConfig, \
-    VariantConfig, _Checker, _variants
+from leagues.tournament.checks import Checker, ConfigError
+from leagues.tournament.config import FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
+    parse_variants
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -130,7 +131,7 @@ def load_league(path: str | os.PathLike[str]) -> LeagueConfig:
 
 def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None) -> LeagueConfig:
     """Validate a league.toml's text; relative paths are taken from ``base`` (the file's folder)."""
-    c = _Checker(source)
+    c = Checker(source)
     base = base or Path.cwd()
     try:
         data = tomllib.loads(text)
@@ -164,12 +165,12 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None)
         duplicate=c.get(data, "", "duplicate", bool, True), workers=ints["workers"],
         time_limit_ms=ints["time_limit_ms"], memory_mb=ints["memory_mb"], max_tables=ints["max_tables"],
         store=store, log=base / log if log else store.with_suffix(".log"), divisions=ints["divisions"],
-        promote=ints["promote"], variants=_variants(c, data, _ANY_FIELD), rating=_rating(c, data),
+        promote=ints["promote"], variants=parse_variants(c, data, _ANY_FIELD), rating=_rating(c, data),
         check_deals=check_deals, check_reproducible=c.get(check, "check", "require_reproducible", bool, False),
         text=text, source=source)
 
 
-def _rating(c: _Checker, data: dict[str, Any]) -> LeagueRating:
+def _rating(c: Checker, data: dict[str, Any]) -> LeagueRating:
     raw = c.table(c.get(data, "", "rating", dict, {}), "rating", RATING_KEYS)
     num = (int, float)
     d = LeagueRating()

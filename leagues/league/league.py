@@ -25,7 +25,8 @@ from typing import Any, Callable, TextIO
 from arena.hosting import ISOLATIONS, BotLoadError
 
 from leagues.tournament.compliance import ComplianceReport, check_bot
-from leagues.tournament.config import ConfigError, EntrantConfig, _ID_UNSAFE
+from leagues.tournament.checks import ID_UNSAFE, ConfigError
+from leagues.tournament.config import EntrantConfig
 from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_league, template
 from leagues.league.rating import fold_season, places, plan_divisions, standings
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
@@ -48,7 +49,7 @@ class ComplianceRefused(LeagueError):
 
 
 def _check_name(name: str) -> None:
-    if not name or any(ch in _ID_UNSAFE for ch in name) or name == "*" or len(name) > 64:
+    if not name or any(ch in ID_UNSAFE for ch in name) or name == "*" or len(name) > 64:
         raise LeagueError(f"entrant name {name!r}: use up to 64 characters, without '/' or spaces "
                           f"(it is part of game ids)")
 

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena import Variant, VariantError, get_variant
-from arena.hosting import BotLoadError, load_class, resolve_spec
+from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
+
+from leagues.tournament.checks import Checker, ConfigError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -24,13 +26,6 @@ else:  # pragma: no cover - the 3.10 path
     import tomli as tomllib
 
 FORMATS = ("round-robin", "swiss")
-ISOLATIONS = ("auto", "inprocess", "subprocess")
-#: characters refused in names, because game ids are paths made of them
-_ID_UNSAFE = set("/ \t\n")
-
-
-class ConfigError(ValueError):
-    """A config problem; the message is the one line the user sees (file: key: what is wrong)."""
 
 
 @dataclass(frozen=True)
@@ -133,58 +128,6 @@ ENTRANT_KEYS = {"name", "bot", "params", "isolation"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "k"}
 
 
-class _Checker:
-    """Typed reads of one TOML table, each error prefixed with the file and the key path."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, key: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {key}: {message}" if key else f"{self.source}: {message}")
-
-    def table(self, data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            raise self.fail(where, f"expected a table, got {_tname(data)}")
-        for key in data:
-            if key not in allowed:
-                raise self.fail(_join(where, key), f"unknown key (known: {', '.join(sorted(allowed))})")
-        return data
-
-    def get(self, data: dict[str, Any], where: str, key: str, kind: type | tuple[type, ...], default: Any = ...,
-            ) -> Any:
-        path = _join(where, key)
-        if key not in data:
-            if default is ...:
-                raise self.fail(path, "missing")
-            return default
-        value = data[key]
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if isinstance(value, bool) and bool not in kinds:
-            raise self.fail(path, f"expected {_kname(kinds)}, got boolean {value!r}")
-        if not isinstance(value, kinds):
-            raise self.fail(path, f"expected {_kname(kinds)}, got {_tname(value)} {value!r}")
-        return value
-
-    def name(self, value: str, path: str) -> str:
-        if not value or any(ch in _ID_UNSAFE for ch in value):
-            raise self.fail(path, f"{value!r} must be non-empty, without '/' or spaces (it is part of game ids)")
-        return value
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _tname(value: Any) -> str:
-    return {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
-            dict: "table"}.get(type(value), type(value).__name__)
-
-
-def _kname(kinds: tuple[type, ...]) -> str:
-    return " or ".join({bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-                        dict: "table"}.get(k, k.__name__) for k in kinds)
-
-
 def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     """Read and validate ``path``; every problem raises ConfigError with one line naming file and key."""
     p = Path(path)
@@ -207,7 +150,7 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
 def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
                  base: Path | None = None) -> TournamentConfig:
     """Validate parsed TOML; relative paths are taken from ``base`` (the file's folder)."""
-    c = _Checker(source)
+    c = Checker(source)
     base = base or Path.cwd()
     c.table(data, "", TOP_KEYS)
     name = c.name(c.get(data, "", "name", str), "name")
@@ -241,7 +184,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     log_path = base / log if log else store.with_suffix(".log")
 
     entrants = _entrants(c, data)
-    variants = _variants(c, data, len(entrants))
+    variants = parse_variants(c, data, len(entrants))
     rating = _rating(c, data)
     return TournamentConfig(
         name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate,
@@ -249,7 +192,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
         max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source)
 
 
-def _variants(c: _Checker, data: dict[str, Any], n_entrants: int) -> tuple[VariantConfig, ...]:
+def parse_variants(c: Checker, data: dict[str, Any], n_entrants: int) -> tuple[VariantConfig, ...]:
     items = c.get(data, "", "variants", list)
     if not items:
         raise c.fail("variants", "empty: name at least one variant")
@@ -278,7 +221,7 @@ def _variants(c: _Checker, data: dict[str, Any], n_entrants: int) -> tuple[Varia
     return tuple(out)
 
 
-def _entrants(c: _Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
+def _entrants(c: Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
     items = c.get(data, "", "entrants", list)
     if len(items) < 2:
         raise c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")
@@ -306,7 +249,7 @@ def _entrants(c: _Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
     return tuple(out)
 
 
-def _rating(c: _Checker, data: dict[str, Any]) -> RatingConfig:
+def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
     raw = c.table(c.get(data, "", "rating", dict, {}), "rating", RATING_KEYS)
     num = (int, float)
     r = RatingConfig(
