@@ -49,12 +49,13 @@ class GreedyBot:
         self.cabron_stop = cabron_stop
         self._tricks: tuple[Any, ...] = ()
         self._seen = 0
-        self._voids: list[int] = []
+        #: the suits each seat has shown it lacks (bit per suit), as of the last decision
+        self.voids: list[int] = []
 
     def new_game(self, info: dict[str, Any]) -> None:
         self._tricks = ()
         self._seen = 0
-        self._voids = [0] * int(info.get("players", 4))
+        self.voids = [0] * int(info.get("players", 4))
 
     # --------------------------------------------------------------------------- memory
     def _update(self, view: PlayerView) -> None:
@@ -66,13 +67,13 @@ class GreedyBot:
             n = 0
             self._seen = 0
         players = view.variant.players
-        if len(self._voids) != players or n == 0:
-            self._voids = [0] * players
+        if len(self.voids) != players or n == 0:
+            self.voids = [0] * players
         if len(tricks) == n:
             self._tricks = tricks
             return
         r = view.variant.rules
-        voids = self._voids
+        voids = self.voids
         seen = self._seen
         trumps = trumps_by_trick(view)
         for i in range(n, len(tricks)):
@@ -193,7 +194,7 @@ class GreedyBot:
             return min(plays, key=lambda c: (SUIT[c] == trump, bool(BIT[c] & keep), POINTS[c] >= 10,
                                              POINTS[c], STRENGTH[c]))
         others = [s for s in range(v.players) if s not in (view.seat, view.sit_out) and s not in self._partners(view)]
-        voids = self._voids
+        voids = self.voids
         best = -1
         best_key: tuple[int, ...] = ()
         for c in plays:
@@ -240,7 +241,7 @@ class GreedyBot:
                 return self._master(view, c)
             if not self._master(view, c):
                 return False
-            return not any(self._voids[o] >> led & 1 for o in opp_later)
+            return not any(self.voids[o] >> led & 1 for o in opp_later)
 
         if partners and holder in partners and safe(best):
             # partner holds it: give points, but never a trump or a card that would take it over

@@ -16,17 +16,9 @@ from arena.cards import BIT, SUIT_MASK, parse_card
 from arena.knowledge import popcount
 
 from positions import deal_state
+from rulesets import RULESETS
 
-VARIANTS = {
-    "tute-2": get_variant("tute-2"),
-    "habanero": get_variant("habanero"),
-    "tute-3": get_variant("tute-3"),
-    "tute-3/40": get_variant("tute-3", three_player_deck=40),
-    "tute-4": get_variant("tute-4"),
-    "tute-4-pairs": get_variant("tute-4-pairs"),
-    "tute-4/strict": get_variant("tute-4", undertrump_required=True, must_beat_led_after_trumped=True),
-    "pairs/exempt": get_variant("tute-4-pairs", partner_exemption=True, cantes_scope="team"),
-}
+VARIANTS = RULESETS  # every preset and the option sets (tests/rulesets.py)
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 
 
