@@ -277,14 +277,14 @@ class GameState:
         hand = self.hands[seat]
         r = self.rules
         out: list[str] = []
-        if seat == self.window_seat:
+        if seat == self.window_seat and self.face_up != NO_CARD and hand & r.exchange_bits[self.trump]:
             out.extend(A.EXCHANGE_TEXT[c] for c in R.exchanges(r, hand, self.trump, self.face_up, self.done_seven,
                                                                   self.done_two))
         if self._singers >> seat & 1 and hand & hand >> 1 & ELEVENS and not self._sang_in_window(seat):
             out.extend(A.SING_TEXT[s] for s in R.cante_suits(r, hand, self.sung, self.trump, self.stock_left))
         if R.has_tute(hand) and self._tute_allowed(seat):
             out.extend(A.TUTE_TEXT[f] for f in R.tute_faces(hand))
-        return tuple(out)
+        return tuple(out) if out else ()
 
     def _sang_in_window(self, seat: int) -> bool:
         """One cante per won trick: per player, or per team with ``cantes_scope = team``."""
@@ -301,7 +301,10 @@ class GameState:
         phase = self.phase
         if phase == PLAY:
             cur = self.current
-            plays = A.plays(self.playable())
+            if self.trick and (self.strict or self.rules.loose_mode != R.FREE):
+                plays = A.plays(self.playable())
+            else:  # leading, or no duty in force: the whole hand (the hot path of the pile phase)
+                plays = A.plays(self.hands[cur])
             if self.window_seat == cur:
                 decl = self.declarations(cur)
                 if decl:
