@@ -673,23 +673,16 @@ class GameState:
         o.stock_pos = 0
         o.points = list(view.points)
         o.phase = PHASE_NAMES.index(view.phase)
-        o.strict = not v.draw_pile or view.face_up == NO_CARD
+        o.strict = view.strict
         o.total_tricks = r.total_tricks
         o._next = r.next[view.dealer]
         order = r.order[view.dealer]
         o.led, o.best_led, o.top, o.win_seat = NO_SUIT, NO_CARD, NO_CARD, -1
         if view.trick:
             o.led, o.best_led, o.top, o.win_seat = R.trick_state(view.trick, order[view.leader], view.trump)
-        won = [0] * n
-        for _, _, w in view.tricks:
-            won[w] += 1
-        o.tricks_won = won
-        sung = 0
-        for _, suit, _ in view.cantes:
-            sung |= BIT[suit * 10 + 8]
-        o.sung = sung
-        o.done_seven = any(g % 10 == 6 for _, g, _ in view.exchanges)
-        o.done_two = any(g % 10 == 1 for _, g, _ in view.exchanges)
+        o.tricks_won = view.tricks_won
+        o.sung = view.sung_mask
+        o.done_seven, o.done_two = view.exchanges_done
         over = o.phase == OVER
         o.window_seat = view.tricks[-1][2] if view.tricks and not view.trick and not over else -1
         o.window_sang = 0

@@ -11,7 +11,7 @@ import json
 import random
 from typing import TYPE_CHECKING, Any
 
-from .cards import NAMES, NO_SUIT, SUITS, cards_list
+from .cards import BIT, NAMES, NO_CARD, NO_SUIT, SUITS, cards_list
 from .knowledge import Knowledge, sample_world
 from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, compile_assigner
 from .variants import Variant
@@ -124,6 +124,33 @@ class PlayerView:
     @property
     def side_points(self) -> list[int]:
         return [sum(self.points[s] for s in team) for team in self.variant.teams]
+
+    @property
+    def strict(self) -> bool:
+        """Whether the strict duties of play are in force: always without a draw pile, else once the pile
+        (and the face-up card) is gone."""
+        return not self.variant.draw_pile or self.face_up == NO_CARD
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Tricks taken by each seat so far (a Tute and the duties of the next trick depend on them)."""
+        won = [0] * self.variant.players
+        for _, _, w in self.tricks:
+            won[w] += 1
+        return won
+
+    @property
+    def sung_mask(self) -> int:
+        """The suits sung this deal, as the bits of their 11s (the referee's ``sung``: each suit once)."""
+        sung = 0
+        for _, suit, _ in self.cantes:
+            sung |= BIT[suit * 10 + 8]
+        return sung
+
+    @property
+    def exchanges_done(self) -> tuple[bool, bool]:
+        """Whether the 7 and the 2 of trumps have been given for the face-up card (each once a deal)."""
+        return (any(g % 10 == 6 for _, g, _ in self.exchanges), any(g % 10 == 1 for _, g, _ in self.exchanges))
 
     # -------------------------------------------------------------------------------- knowledge
     @property

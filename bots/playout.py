@@ -44,10 +44,9 @@ class Position:
                  "win_seat", "ntricks", "won", "points", "sung", "done_seven", "done_two", "next")
 
     def __init__(self, view: PlayerView) -> None:
-        n = view.variant.players
         self.trump = view.trump
         self.face_up = view.face_up
-        self.strict = not view.variant.draw_pile or view.face_up == NO_CARD
+        self.strict = view.strict
         self.trick = tuple(view.trick)
         self.leader = view.leader
         self.current = view.current
@@ -57,17 +56,10 @@ class Position:
             self.led, self.best_led, self.top, self.win_seat = R.trick_state(
                 self.trick, view.trick_order(view.leader), view.trump)
         self.ntricks = len(view.tricks)
-        won = [0] * n
-        for _, _, w in view.tricks:
-            won[w] += 1
-        self.won = won
+        self.won = view.tricks_won
         self.points = list(view.points)
-        sung = 0
-        for _, suit, _ in view.cantes:
-            sung |= BIT[suit * 10 + 8]
-        self.sung = sung
-        self.done_seven = any(g % 10 == 6 for _, g, _ in view.exchanges)
-        self.done_two = any(g % 10 == 1 for _, g, _ in view.exchanges)
+        self.sung = view.sung_mask
+        self.done_seven, self.done_two = view.exchanges_done
 
 
 class Outcome:
