@@ -1,6 +1,7 @@
 """A league's own tables, in the same SQLite file as its seasons' games.
 
-The tournament store (store.py) keeps games; these tables keep what a league adds: who entered, each
+The tournament store (``leagues.tournament.store``, opened the same way by
+``leagues.tournament.database``) keeps games; these tables keep what a league adds: who entered, each
 version of each bot with the hash of its files, the seasons with the config they started with and who
 played in which division, and every rating at the end of every season. Each change is one transaction
 (a submission, a withdrawal, a season's start, a season's end), so a kill leaves either all of it or
@@ -10,11 +11,12 @@ none; the games in between are the runner's, journalled one by one.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
+
+from leagues.tournament.database import Transaction, connect
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -159,14 +161,7 @@ class LeagueStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise LeagueStoreError(f"{self.path}: cannot open the league store: {exc}") from None
+        self.db = connect(self.path, SCHEMA, LeagueStoreError, "league store")
 
     def close(self) -> None:
         self.db.close()
@@ -177,8 +172,8 @@ class LeagueStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _tx(self) -> "_Transaction":
-        return _Transaction(self.db, self.path)
+    def _tx(self) -> Transaction:
+        return Transaction(self.db, self.path, LeagueStoreError, " (is another tute league command running?)")
 
     # --------------------------------------------------------------------------------------- league
     def league_name(self) -> str | None:
@@ -297,23 +292,3 @@ def _version(r: Sequence[Any]) -> Version:
         bot = tuple(json.loads(bot))
     return Version(r[0], r[1], r[2], bot, r[4], r[5], r[6], json.loads(r[7]), r[8], r[9],
                    tuple((str(a), str(b)) for a, b in json.loads(r[10])), r[11])
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error; a database error (a lock held too long, a row
-    written meanwhile by another ``tute``) becomes one line naming the store."""
-
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
-        self.db = db
-        self.path = path
-
-    def __enter__(self) -> None:
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as exc:
-            raise LeagueStoreError(f"{self.path}: {exc}") from None
-
-    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
-        if isinstance(exc, sqlite3.Error):
-            raise LeagueStoreError(f"{self.path}: {exc} (is another tute league command running?)") from None

@@ -15,7 +15,6 @@ The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the s
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, Iterable, Sequence
 from arena import GameRecord, GameResult
 from arena.jsontext import quote
 
+from leagues.tournament.database import Transaction, connect
 from leagues.tournament.schedule import GameSpec
 
 SCHEMA = """
@@ -147,21 +147,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(str(self.path), isolation_level=None)
-            # a new store only: a game's row (its record is about 2 kB) fills most of a 4 kB page, three
-            # share an 8 kB page, so the file is a third smaller and an insert allocates fewer pages
-            self.db.execute("PRAGMA page_size=8192")
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # no fsync per commit (a killed process loses nothing committed); a checkpoint every 8 MB of
-            # journal, done by the parent while the workers play rather than all at the end
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA wal_autocheckpoint=1000")
-            self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"{self.path}: cannot open the store: {exc}") from None
+        self.db = connect(self.path, SCHEMA, StoreError, "store")
 
     def close(self) -> None:
         self.db.close()
@@ -278,18 +264,5 @@ class Store:
             raise StoreError(f"{self.path}: no game {game_id!r}")
         return str(row[0])
 
-    def _tx(self) -> "_Transaction":
-        return _Transaction(self.db)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error: one unit of the journal."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+    def _tx(self) -> Transaction:
+        return Transaction(self.db, self.path, StoreError)
