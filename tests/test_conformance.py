@@ -4,7 +4,8 @@ The facts are recomputed here from the action log alone (who played which card, 
 from the rules kernel, so a part that drifts from the referee fails here whatever copy of a rule it
 carries: the view's seats and hand sizes, its deductions (known, excluded, void) against the true
 deal, worlds sampled for search in every phase (auction included), the replay timeline's seat of every
-trick card, and greedy's reading of what a play proves.
+trick card, greedy's reading of what a play proves, and the unchecked ``push`` path move by move.
+Playouts against the referee are in test_playout.py, over the same rule sets (tests/rulesets.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import random
 import pytest
 
 from arena import GameRecord, GameState, PlayerView, play_game, replay, shuffled_deck
+from arena.actions import CODE
 from arena.cards import NAMES, SUIT_MASK
 from arena.hosting.codecs import PickleDecoder, PickleEncoder
 from arena.protocol import ViewEncoder, view_from_json
@@ -137,3 +139,23 @@ def test_greedy_deductions_are_true_of_the_deal(name: str) -> None:
                     assert bot.voids[s] & ~view.voids(s) == 0, "greedy reads a void the view does not"
             legal = state.legal_actions()
             state.apply(legal[rng.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("name", list(RULESETS))
+def test_the_unchecked_push_agrees_with_apply_move_by_move(name: str) -> None:
+    """Searches drive ``push(code)`` on copies; every seat's view of a pushed copy must equal the checked
+    state's after every action, and the deal must end the same."""
+    v = RULESETS[name]
+    for seed in range(GAMES):
+        rng = random.Random(seed)
+        checked = random_game(v, 11000 + seed)
+        fast = checked.copy()
+        while not checked.is_over:
+            legal = checked.legal_actions()
+            action = legal[rng.randrange(len(legal))]
+            checked.apply(action)
+            fast.push(CODE[action])
+            fast = fast.copy()  # the copy a search takes must carry everything on
+            for seat in range(v.players):
+                assert PlayerView.of(fast, seat) == PlayerView.of(checked, seat), f"after {action!r}"
+        assert fast.is_over and fast.result_ == checked.result_
