@@ -210,11 +210,13 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
     total = r.total_tricks
     partner = r.partner
     playable = R.playable
-    trick_step = R.trick_step
+    beats = BEATS[trump]  # trump never changes in the variants modelled (``supports``)
+    exchanging = r.exchange_bits[trump] if face != NO_CARD else 0
+    tute_on = r.tute_mode != "disabled"
     c = first
     while True:
         hand = hands[cur]
-        if trick:
+        if trick and mode != R.FREE:
             mask = playable(mode, hand, led, best_led, top, trump, win == partner[cur], r)
         else:
             mask = hand
@@ -228,16 +230,21 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
             win = cur
             led = SUIT[c]
             best_led = top = c
-        else:
-            best_led, new_top = trick_step(trump, best_led, top, c)
-            if new_top != top:
-                top, win = new_top, cur
+        else:  # rules.trick_step, inlined on its tables (HIGHER, BEATS) for the loop's speed
+            bit = BIT[c]
+            if bit & HIGHER[best_led]:
+                best_led = c
+            if bit & beats[top]:
+                top, win = c, cur
         trick.append(c)
         c = -1
         if len(trick) < n:
             cur = nxt[cur]
             continue
-        points[win] += R.trick_points(trick)
+        gain = 0  # rules.trick_points, inlined
+        for x in trick:
+            gain += POINTS[x]
+        points[win] += gain
         won[win] += 1
         ntricks += 1
         trick = []
@@ -254,10 +261,10 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
         for seat in (partner[win], win):
             if seat < 0:
                 continue
-            if seat == win:
+            if seat == win and face != NO_CARD and hands[seat] & exchanging:
                 face = _exchange(r, hands, seat, trump, face, done, trace)
             h = hands[seat]
-            if R.has_tute(h) and R.tute_allowed(r, sum(won[s] for s in r.teams[r.team[seat]])):
+            if tute_on and R.has_tute(h) and R.tute_allowed(r, sum(won[s] for s in r.teams[r.team[seat]])):
                 if trace is not None:
                     trace.append((seat, "tute %d" % R.tute_faces(h)[0], 0))
                 return Outcome(points, -1, seat)
