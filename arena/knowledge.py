@@ -112,9 +112,11 @@ class Knowledge:
             seen |= BIT[given] | BIT[taken]
         rounds = draw_rounds(v)
         if v.draw_pile:
-            if len(view.tricks) >= rounds:
-                # the last draw: the loser of trick ``rounds - 1`` took the face-up card, which was the
-                # card given in the last exchange (exchanges happen only while a card lies face up)
+            if len(view.tricks) >= rounds and view.face_up == NO_CARD:
+                # the last draw (done once the face-up card is gone: an exchange before the draw may
+                # still be pending after the trick): the loser of trick ``rounds - 1`` took the face-up
+                # card, which was the card given in the last exchange (exchanges happen only while a card
+                # lies face up)
                 loser = 1 - view.tricks[rounds - 1][2]
                 known[loser] |= BIT[view.exchanges[-1][1] if view.exchanges else view.trump_card]
         else:

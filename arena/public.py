@@ -37,6 +37,10 @@ def _strs(values: Any) -> str:
     return json.dumps(list(values), separators=(",", ":"))
 
 
+#: the phases of a deal, by the index the referee keeps (``GameState.phase``) and the name a view shows
+PHASES: tuple[str, ...] = ("play", "declare", "deal_tute", "over", "auction", "trump", "exchange")
+
+
 @dataclass(frozen=True)
 class Kind:
     """How a field's Python value becomes JSON text and comes back from parsed JSON."""
@@ -70,6 +74,9 @@ EXCHANGES = Kind(
 BIDS = Kind(
     lambda bs: "[" + ",".join([f'{{"seat":{s},"bid":{b or "null"}}}' for s, b in bs]) + "]",
     lambda d: tuple((b["seat"], b["bid"] or 0) for b in d))
+#: suits as the bits of their 11s (how the referee keeps sung and lost cantes): a list of suit letters
+SUITS_BY_ELEVEN = Kind(lambda m: "[" + ",".join([_QS[s] for s in range(4) if m >> (s * 10 + 8) & 1]) + "]",
+                       lambda d: sum(1 << (SUIT[x] * 10 + 8) for x in d))
 PAIR_TRICKS = Kind(
     lambda ps: "[" + ",".join([f'{{"trick":{i},"seat":{s},"suit":{_QS[su]},"points":{p}}}'
                                for i, s, su, p in ps]) + "]",
@@ -113,6 +120,8 @@ FIELDS: tuple[Field, ...] = (
     Field("contract", ZERO_OR_NONE, missing=None),
     Field("pair_tricks", PAIR_TRICKS, missing=[]),
     Field("sit_out", SEAT, missing=None),
+    #: the viewer's own cantes lost by not making them when it could (``skipped_cante_lost``); private
+    Field("lost_cantes", SUITS_BY_ELEVEN, "view", missing=[]),
 )
 NAMES_OF_FIELDS: tuple[str, ...] = tuple(f.name for f in FIELDS)
 #: the fields a view copies straight from the state's attribute of the same name

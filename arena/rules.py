@@ -42,9 +42,13 @@ TRUMP_MASK: tuple[int, ...] = SUIT_MASK + (0,)
 BEATS: tuple[tuple[int, ...], ...] = tuple(
     tuple(HIGHER[c] | (TRUMP_MASK[t] if SUIT[c] != t else 0) for c in range(NUM_CARDS))
     for t in range(5))
-#: faces the 7 of trumps may take from the face-up card, and those the 2 may take (RULES "Exchange")
+#: faces the 7 of trumps may take from the face-up card, and those the 2 may take (RULES "Exchange"),
+#: by ``exchange_rule``: by face (S0), the 7 takes any (S2), the 2 takes any (S2, regional)
 SEVEN_TAKES = frozenset((1, 3, 12, 11, 10))
 TWO_TAKES = frozenset((7, 6, 5, 4))
+ANY_FACE = frozenset((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
+EXCHANGE_TAKES = {"by_face": (SEVEN_TAKES, TWO_TAKES), "seven": (ANY_FACE, frozenset()),
+                  "two": (frozenset(), ANY_FACE)}
 
 #: duties of play in force for a trick (``Rules.mode``)
 FREE, FOLLOW, TRUMP_LEAD, STRICT = 0, 1, 2, 3
@@ -171,9 +175,9 @@ def exchanges(r: "Rules", hand: int, trump: int, face_up: int, done_seven: bool,
     face = FACE[face_up]
     out = []
     seven, two = trump * 10 + 6, trump * 10 + 1
-    if r.exchange_seven and not done_seven and hand & BIT[seven] and face in SEVEN_TAKES:
+    if r.exchange_seven and not done_seven and hand & BIT[seven] and face in r.seven_takes:
         out.append(seven)
-    if r.exchange_two and not done_two and hand & BIT[two] and face in TWO_TAKES:
+    if r.exchange_two and not done_two and hand & BIT[two] and face in r.two_takes:
         out.append(two)
     return tuple(out)
 
@@ -189,8 +193,11 @@ def cante_suits(r: "Rules", hand: int, sung: int, trump: int, stock_left: int) -
     return tuple(s for s in range(4) if open_pairs & BIT[s * 10 + 8])
 
 
-def tute_allowed(r: "Rules", team_tricks: int) -> bool:
-    """``tute_mode``: after any won trick, only at the team's first won trick, or never."""
+def tute_allowed(r: "Rules", team_tricks: int, team_sang: bool = False) -> bool:
+    """``tute_mode``: after any won trick, only at the team's first won trick, or never; and with
+    ``tute_after_cante`` off (S3), never once the team sang."""
+    if team_sang and not r.tute_after_cante:
+        return False
     mode = r.tute_mode
     return mode == "any_won_trick" or (mode == "first_team_trick" and team_tricks == 1)
 
@@ -229,10 +236,20 @@ def draw(hands: list[int], stock: Sequence[int], pos: int, face_up: int, winner:
 
 
 # ------------------------------------------------------------------------------------------- scoring
-def points_ranks(side_points: Sequence[int], last_side: int) -> list[int]:
+def points_ranks(r: "Rules", side_points: Sequence[int], last_side: int) -> list[int]:
     """Most points ranks first; a tie goes to the side that took the last trick, and a tie that side is
-    not in is a shared place (RULES "The end of a deal")."""
+    not in is a shared place (RULES "The end of a deal"). With ``tie = draw`` (S2) every tie is shared."""
+    if r.tie_draw:
+        return competition_ranks(list(side_points))
     return competition_ranks([(p, t == last_side) for t, p in enumerate(side_points)])
+
+
+def bid_score(r: "Rules", bid: int, side_points: int, made: bool) -> int:
+    """Subastado, the declaring side's score: ``-bid`` when it failed; when it made it, the bid, or with
+    ``bid_scoring = points`` (S2) the points it took."""
+    if not made:
+        return -bid
+    return side_points if r.bid_scoring_points else bid
 
 
 def losers(r: "Rules", active: Sequence[int], tricks_won: Sequence[int], points: Sequence[int],
@@ -277,7 +294,9 @@ class Rules:
                  "partner_exemption", "must_beat_led_after_trumped", "undertrump_required", "forty_first",
                  "cantes", "cantes_scope_team", "cantes_after_stock", "tute_mode", "tute_from_deal",
                  "last_trick_bonus", "draw_pile", "draw_rounds", "sits_out", "trump_rule", "scoring",
-                 "no_trick_loses", "over_points_loses", "capote_after_cante_loses", "bid_actions")
+                 "no_trick_loses", "over_points_loses", "capote_after_cante_loses", "bid_actions",
+                 "seven_takes", "two_takes", "exchange_before_draw", "tie_draw", "bid_scoring_points",
+                 "tute_after_cante", "skipped_cante_lost")
 
     def __init__(self, v: "Variant") -> None:
         n = v.players
@@ -307,8 +326,11 @@ class Rules:
         self.draw_rounds = (40 - 2 * v.hand_size) // 2 if v.draw_pile else 0
         #: for the k-th seat after the dealer, the deck positions it is dealt (one at a time)
         self.deal_slices = tuple(slice(i, v.hand_size * self.active, self.active) for i in range(self.active))
-        self.exchange_seven = v.draw_pile and v.exchange_seven
-        self.exchange_two = v.draw_pile and v.exchange_two
+        self.seven_takes, self.two_takes = EXCHANGE_TAKES[v.exchange_rule]
+        self.exchange_seven = v.draw_pile and v.exchange_seven and bool(self.seven_takes)
+        self.exchange_two = v.draw_pile and v.exchange_two and bool(self.two_takes)
+        #: the trick winner may exchange before drawing (S2) instead of after
+        self.exchange_before_draw = v.exchange_timing == "before_draw"
         #: per trump suit (``NO_SUIT`` included): the 7 and the 2 of trumps, the cards that may exchange
         self.exchange_bits = tuple(
             (BIT[t * 10 + 6] if self.exchange_seven else 0) | (BIT[t * 10 + 1] if self.exchange_two else 0)
@@ -330,6 +352,10 @@ class Rules:
         self.no_trick_loses = v.no_trick_loses
         self.over_points_loses = v.over_points_loses
         self.capote_after_cante_loses = v.capote_after_cante_loses
+        self.tie_draw = v.tie == "draw"
+        self.bid_scoring_points = v.bid_scoring == "points"
+        self.tute_after_cante = v.tute_after_cante
+        self.skipped_cante_lost = v.skipped_cante_lost
         #: the auction's legal actions by the lowest bid allowed, filled as bids are reached
         self.bid_actions: dict[int, tuple[str, ...]] = {}
 

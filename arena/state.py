@@ -27,14 +27,14 @@ from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, POINTS, SUIT, SUIT_MASK
 from .result import Forfeit, GameResult, competition_ranks
 from .rules import BEATS, ELEVENS, STRICT, Rules
 from .variants import Variant
-from .public import STATE_ATTRS, compile_assigner
+from .public import PHASES, STATE_ATTRS, compile_assigner
 from .view import PlayerView
 
 _view_values = attrgetter(*STATE_ATTRS)
-PLAY, DECLARE, DEAL_TUTE, OVER, AUCTION, NAME_TRUMP = 0, 1, 2, 3, 4, 5
+PLAY, DECLARE, DEAL_TUTE, OVER, AUCTION, NAME_TRUMP, EXCHANGE = 0, 1, 2, 3, 4, 5, 6
 _CODE = A.CODE
 _DECK_MASKS = {size: sum(BIT[c] for c in deck_cards(size)) for size in (36, 40)}
-PHASE_NAMES = ("play", "declare", "deal_tute", "over", "auction", "trump")
+PHASE_NAMES = PHASES
 
 
 class IllegalAction(ValueError):
@@ -53,7 +53,7 @@ class GameState:
         "top", "win_seat", "total_tricks", "tricks", "tricks_won", "points", "cantes", "sung", "exchanges",
         "done_seven", "done_two", "window_seat", "window_sang", "pending", "actions", "result_",
         "_legal", "_next", "last_trick_winner", "k", "sit_out", "bids", "passed", "declarer", "contract",
-        "pair_tricks", "_singers",
+        "pair_tricks", "_singers", "lost",
     )
     variant: Variant
     #: the variant's compiled rules (``arena.rules.Rules``): seat order, teams, duties
@@ -123,6 +123,8 @@ class GameState:
     pair_tricks: tuple[tuple[int, int, int, int], ...]
     #: seats that may sing (bitmask)
     _singers: int
+    #: per seat, the cantes it lost by not making them when it could (``skipped_cante_lost``): 11s' bits
+    lost: tuple[int, ...]
 
     # ----------------------------------------------------------------------------------- dealing
     @classmethod
@@ -171,6 +173,7 @@ class GameState:
         self.declarer = -1
         self.contract = 0
         self.pair_tricks = ()
+        self.lost = (0,) * n
         rule = r.trump_rule
         self._singers = (1 << n) - 1 if r.cantes and rule != "auction" else 0
         self.face_up = NO_CARD
@@ -277,14 +280,32 @@ class GameState:
         hand = self.hands[seat]
         r = self.rules
         out: list[str] = []
-        if seat == self.window_seat and self.face_up != NO_CARD and hand & r.exchange_bits[self.trump]:
-            out.extend(A.EXCHANGE_TEXT[c] for c in R.exchanges(r, hand, self.trump, self.face_up, self.done_seven,
-                                                                  self.done_two))
-        if self._singers >> seat & 1 and hand & hand >> 1 & ELEVENS and not self._sang_in_window(seat):
-            out.extend(A.SING_TEXT[s] for s in R.cante_suits(r, hand, self.sung, self.trump, self.stock_left))
+        if seat == self.window_seat and self.face_up != NO_CARD and hand & r.exchange_bits[self.trump] \
+                and not r.exchange_before_draw:
+            out.extend(A.EXCHANGE_TEXT[c] for c in self._exchanges(seat))
+        out.extend(A.SING_TEXT[s] for s in self._cante_suits(seat))
         if R.has_tute(hand) and self._tute_allowed(seat):
             out.extend(A.TUTE_TEXT[f] for f in R.tute_faces(hand))
         return tuple(out) if out else ()
+
+    def _exchanges(self, seat: int) -> tuple[int, ...]:
+        return R.exchanges(self.rules, self.hands[seat], self.trump, self.face_up, self.done_seven, self.done_two)
+
+    def _cante_suits(self, seat: int) -> tuple[int, ...]:
+        """The suits ``seat`` may sing now (``rules.cante_suits``), its lost cantes excepted."""
+        hand = self.hands[seat]
+        if not (self._singers >> seat & 1 and hand & hand >> 1 & ELEVENS) or self._sang_in_window(seat):
+            return ()
+        return R.cante_suits(self.rules, hand, self.sung | self.lost[seat], self.trump, self.stock_left)
+
+    def _lose_skipped_cantes(self, seat: int) -> None:
+        """``skipped_cante_lost`` (S3): the cantes ``seat`` was offered and did not make are gone."""
+        skipped = self._cante_suits(seat)
+        if skipped:
+            lost = list(self.lost)
+            for suit in skipped:
+                lost[seat] |= BIT[suit * 10 + 8]
+            self.lost = tuple(lost)
 
     def _sang_in_window(self, seat: int) -> bool:
         """One cante per won trick: per player, or per team with ``cantes_scope = team``."""
@@ -295,7 +316,8 @@ class GameState:
 
     def _tute_allowed(self, seat: int) -> bool:
         r = self.rules
-        return R.tute_allowed(r, sum(self.tricks_won[s] for s in r.teams[r.team[seat]]))
+        team = r.teams[r.team[seat]]
+        return R.tute_allowed(r, sum(self.tricks_won[s] for s in team), any(c[0] in team for c in self.cantes))
 
     def _compute_legal(self) -> tuple[str, ...]:
         phase = self.phase
@@ -324,6 +346,8 @@ class GameState:
             return acts
         if phase == NAME_TRUMP:
             return A.TRUMP_TEXT
+        if phase == EXCHANGE:
+            return tuple(A.EXCHANGE_TEXT[c] for c in self._exchanges(self.current)) + (A.PASS,)
         return ()
 
     # ----------------------------------------------------------------------------------- moving
@@ -348,6 +372,8 @@ class GameState:
         self._legal = None
         mover = self.current
         if code < 40:  # play a card: the hot path
+            if self.window_seat == mover and self.rules.skipped_cante_lost:
+                self._lose_skipped_cantes(mover)  # its lead closes its window
             self.hands[mover] ^= BIT[code]
             trick = self.trick
             if not trick:
@@ -395,6 +421,16 @@ class GameState:
             self.last_trick_winner = w
             self._end_by_points()
             return
+        if r.exchange_before_draw and self.face_up != NO_CARD and self._exchanges(w):
+            self.phase = EXCHANGE  # S2: the winner may exchange before it draws; the window follows
+            self.leader = self.current = w
+            return
+        self._draw_and_open_window(w)
+
+    def _draw_and_open_window(self, w: int) -> None:
+        """After a trick (and a pre-draw exchange): the draw, then the winner's declaration window (its
+        partner first, in pairs, when the partner has something to declare)."""
+        r = self.rules
         if self.face_up != NO_CARD:
             self.stock_pos, self.face_up = R.draw(self.hands, self.stock, self.stock_pos, self.face_up, w)
             if self.face_up == NO_CARD:
@@ -444,6 +480,8 @@ class GameState:
         else:
             self.done_two = True
         self.exchanges = self.exchanges + ((seat, given, taken),)
+        if self.phase == EXCHANGE and not self._exchanges(seat):
+            self._draw_and_open_window(seat)
 
     def _bid(self, seat: int, amount: int) -> None:
         self.bids = self.bids + ((seat, amount),)
@@ -483,8 +521,13 @@ class GameState:
             self._next_bidder(seat)
             return
         if self.phase == DECLARE:
+            if self.rules.skipped_cante_lost:
+                self._lose_skipped_cantes(seat)
             self.phase = PLAY
             self.current = self.window_seat
+            return
+        if self.phase == EXCHANGE:
+            self._draw_and_open_window(seat)
             return
         # DEAL_TUTE: the next holder of a Tute from the deal, or the first lead
         rest = self.pending[1:]
@@ -518,7 +561,7 @@ class GameState:
         if scoring == "losers":
             self._end_with_losers()
             return
-        ranks = R.points_ranks(self.side_points(), self.rules.team[self.last_trick_winner])
+        ranks = R.points_ranks(self.rules, self.side_points(), self.rules.team[self.last_trick_winner])
         self._finish(self._seat_ranks(ranks), "points")
 
     def _end_by_bid(self) -> None:
@@ -530,7 +573,7 @@ class GameState:
         side_pts = self.side_points()
         bid = self.contract
         made = side_pts[d_side] >= bid
-        side_score = [(bid if made else -bid) if t == d_side else p for t, p in enumerate(side_pts)]
+        side_score = [R.bid_score(self.rules, bid, p, made) if t == d_side else p for t, p in enumerate(side_pts)]
         keys = [(t == d_side) == made for t in range(len(side_pts))]
         self._finish(self._seat_ranks(competition_ranks(keys)), "made" if made else "failed",
                      score=tuple(side_score[team[s]] for s in range(self.n)),
@@ -560,9 +603,17 @@ class GameState:
         return [worse if s in lost else 0 for s in range(self.n)]
 
     def _win_by_tute(self, seat: int, face: int) -> None:
+        """A Tute wins the deal at once; where a deal has losers (cabrero with Tute on), every other
+        player loses."""
+        tute = {"seat": seat, "face": face}
+        if self.rules.scoring == "losers":
+            lost = tuple(s for s in range(self.n) if s != seat and s != self.sit_out)
+            self._finish(self._loser_ranks(lost), "tute", tute=tute, losers=lost,
+                         sit_out=self.sit_out if self.sit_out >= 0 else None)
+            return
         side = self.rules.team[seat]
         ranks = [0 if t == side else 1 for t in range(len(self.rules.teams))]
-        self._finish(self._seat_ranks(ranks), "tute", tute={"seat": seat, "face": face})
+        self._finish(self._seat_ranks(ranks), "tute", tute=tute)
 
     def forfeit(self, seat: int, reason: str, detail: str = "") -> None:
         """Renuncio: ``seat`` loses the deal. The other sides rank by their points at this moment."""
@@ -685,6 +736,11 @@ class GameState:
         o.done_seven, o.done_two = view.exchanges_done
         over = o.phase == OVER
         o.window_seat = view.tricks[-1][2] if view.tricks and not view.trick and not over else -1
+        if o.phase == EXCHANGE:
+            o.window_seat = -1  # the window opens after the pre-draw exchange and the draw
+        lost = [0] * n
+        lost[view.seat] = view.lost_cantes
+        o.lost = tuple(lost)
         o.window_sang = 0
         o.pending = ()
         if o.phase == DEAL_TUTE:

@@ -19,6 +19,51 @@ CANTES_SCOPES = ("player", "team")
 TRUMP_RULES = ("card", "auction", "pair_tricks")
 #: how a deal is decided: most points win; the contract of the auction; the deal has losers
 SCORINGS = ("points", "bid", "losers")
+EXCHANGE_TIMINGS = ("after_draw", "before_draw")
+EXCHANGE_RULES = ("by_face", "seven", "two")
+BID_SCORINGS = ("bid", "points")
+TIES = ("last_trick", "draw")
+
+
+#: every rule option: what it decides, in one line, and which source text its default follows (S0 the
+#: formal rulebook, S2 the general article, S3 the online platform's pairs rules, S4 the encyclopedia on
+#: cabrón and cabrero; docs/rules.md)
+OPTION_NOTES: dict[str, tuple[str, str]] = {
+    "players": ("seats at the table", ""),
+    "pairs": ("four players in two partnerships, 0+2 against 1+3", ""),
+    "draw_pile": ("two players: a face-down pile and a face-up trump card; draws after each trick", "S0"),
+    "hand_size": ("cards per hand at the deal", "S0"),
+    "three_player_deck": ("three players: 36 cards (no 2s) or 40 with a dead card", "S0 (S2: 40)"),
+    "follow_trump_lead_in_stock": ("habanero: follow a trump lead while the pile lasts", ""),
+    "must_beat_led_after_trumped": ("beat the led suit even after someone trumped", "S3 (S0, S2: true)"),
+    "undertrump_required": ("void with only lower trumps: still play a trump", "S3 (S0: true)"),
+    "partner_exemption": ("no duty to beat when the partner is winning", "S0, S3"),
+    "exchange_seven": ("the 7 of trumps may take the face-up card", "S0"),
+    "exchange_two": ("the 2 of trumps may take the face-up card", "S0"),
+    "exchange_rule": ("which face-up cards the 7 and the 2 take", "S0 (S2: seven; regional: two)"),
+    "exchange_timing": ("the exchange comes after the winner draws, or before", "S0 (S2: before_draw)"),
+    "forty_first": ("with the 40 available, sing it before any 20", "S3"),
+    "cantes_scope": ("one cante per trick per player, or per team", "S0 (S3: team)"),
+    "cantes_after_stock": ("cantes allowed once the pile is empty", "S0"),
+    "tute_mode": ("when a Tute may be declared: after any won trick, the team's first, never", "S0 (S3: first)"),
+    "tute_from_deal": ("a Tute held from the deal wins before the first trick", "S0"),
+    "tute_after_cante": ("a Tute allowed after the team sang", "S0 (S3: false)"),
+    "skipped_cante_lost": ("a cante not made when it could be is lost for the deal", "S0 (S3: true)"),
+    "last_trick_bonus": ("points for the last trick (diez de últimas)", "S0, S2, S3"),
+    "tie": ("tied on points: the last trick's side wins, or a draw", "S0, S3 (S2: either)"),
+    "trump_rule": ("trump from a card, an auction or cabrón's pair tricks", ""),
+    "follow_only": ("cabrón: the only duty is to follow suit", "S4"),
+    "cantes": ("cantes in hand (off in cabrón, where pairs score in tricks)", "S4"),
+    "scoring": ("most points win, the contract, or losers", ""),
+    "bid_min": ("subastado: the lowest opening bid", "(S2: typically 70)"),
+    "bid_step": ("subastado: the raise", "S2"),
+    "bid_max": ("subastado: the highest bid", ""),
+    "bid_scoring": ("subastado: a made contract scores the bid or the points taken", "(S2: points)"),
+    "no_trick_loses": ("losers: a player with no trick loses instead of the middle", "S4"),
+    "over_points_loses": ("losers: a player over this many points loses (0: off)", "S4 (cabrón)"),
+    "capote_after_cante_loses": ("losers: a capote after a cante loses", "S4 (cabrero)"),
+    "sit_out_from": ("the dealer sits out with this many players or more (0: never)", "(cabrero with 5, 6)"),
+}
 
 
 class VariantError(ValueError):
@@ -73,6 +118,23 @@ class Variant:
     #: the dealer sits the deal out (no cards, never acts) when there are at least this many players;
     #: 0 = never (cabrero: 5)
     sit_out_from: int = 0
+    # ---- options added after the first record format: a record stores them only when they are not the
+    # default (``options()``), so the records of every earlier rule set stay byte for byte as they were
+    #: two players: the trick winner exchanges after drawing (S0) or before (S2: "después de ganar una
+    #: baza, antes de robar del mazo")
+    exchange_timing: str = field(default="after_draw", metadata={"later": True})
+    #: which trump card takes the face-up card: ``by_face`` (S0: the 7 takes a 1, 3, 12, 11 or 10, the 2
+    #: a 7, 6, 5 or 4), ``seven`` (S2: the 7 takes any), ``two`` (S2, regional: the 2 takes any)
+    exchange_rule: str = field(default="by_face", metadata={"later": True})
+    #: subastado: a made contract scores the bid (``bid``) or the points its side took (``points``, S2)
+    bid_scoring: str = field(default="bid", metadata={"later": True})
+    #: most points tied: the last trick's side wins (``last_trick``) or the tied sides share (``draw``, S2)
+    tie: str = field(default="last_trick", metadata={"later": True})
+    #: a Tute may be declared after the side sang (S3: not once anyone of the team sang a 20 or 40)
+    tute_after_cante: bool = field(default=True, metadata={"later": True})
+    #: a cante the player could make in a window and did not is lost for the deal (S3: "si omite hacer un
+    #: anuncio, no podrá hacerlo más tarde")
+    skipped_cante_lost: bool = field(default=False, metadata={"later": True})
     description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -109,6 +171,10 @@ class Variant:
             raise VariantError(f"three_player_deck: must be 36 or 40, not {self.three_player_deck}")
         if self.tute_mode not in TUTE_MODES:
             raise VariantError(f"tute_mode: must be one of {', '.join(TUTE_MODES)}, not {self.tute_mode!r}")
+        for key, allowed in (("exchange_timing", EXCHANGE_TIMINGS), ("exchange_rule", EXCHANGE_RULES),
+                             ("bid_scoring", BID_SCORINGS), ("tie", TIES)):
+            if getattr(self, key) not in allowed:
+                raise VariantError(f"{key}: must be one of {', '.join(allowed)}, not {getattr(self, key)!r}")
         if self.cantes_scope not in CANTES_SCOPES:
             raise VariantError(f"cantes_scope: must be one of {', '.join(CANTES_SCOPES)}, not {self.cantes_scope!r}")
         if self.draw_pile:
@@ -155,6 +221,10 @@ class Variant:
             object.__setattr__(self, "_rules", compiled)
         return compiled
 
+    def settings(self) -> dict[str, Any]:
+        """Every rule option by name with its value, defaults included (what ``tute variants`` shows)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name not in ("name", "description")}
+
     def options(self) -> dict[str, Any]:
         """Every rule option by name (not the name or description): what a record stores. Every game
         asks for it once per seat and once for its record, so it is built once per variant (a fresh
@@ -162,7 +232,8 @@ class Variant:
         cached = self.__dict__.get("_options")
         if cached is None:
             cached = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                      if f.name not in ("name", "description")}
+                      if f.name not in ("name", "description")
+                      and not (f.metadata.get("later") and getattr(self, f.name) == f.default)}
             object.__setattr__(self, "_options", cached)
         return dict(cached)
 
@@ -175,7 +246,8 @@ class Variant:
         known = {f.name: f for f in dataclasses.fields(self)}
         for key, value in opts.items():
             if key not in known:
-                raise VariantError(f"{key}: unknown rule option (known: {', '.join(sorted(self.options()))})")
+                raise VariantError(f"{key}: unknown rule option (known: "
+                                   f"{', '.join(sorted(k for k in known if k not in ('name', 'description')))})")
             expected = type(getattr(self, key))
             if type(value) is not expected:
                 raise VariantError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {value!r}")
@@ -240,6 +312,21 @@ VARIANTS: dict[str, Variant] = {
         Variant("cabrero-6", players=6, draw_pile=False, hand_size=8, tute_mode="disabled", tute_from_deal=False,
                 scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
                 description="cabrero for six: the dealer sits out, five play 8 cards each"),
+        Variant("tute-2-8", players=2, hand_size=8, exchange_timing="before_draw", exchange_rule="seven",
+                description="two players, 8 cards (S2): free play while the pile lasts, the 7 of trumps takes the "
+                            "face-up card before the draw, Tute allowed"),
+        Variant("tute-3-classic", players=3, draw_pile=False, hand_size=12, must_beat_led_after_trumped=True,
+                undertrump_required=True,
+                description="three players by the formal rulebook (S0): beat the led suit even after a trump, "
+                            "trump (even lower) when void"),
+        Variant("tute-4-classic", players=4, draw_pile=False, hand_size=10, must_beat_led_after_trumped=True,
+                undertrump_required=True,
+                description="four players each for themselves by the formal rulebook (S0)"),
+        Variant("tute-4-pairs-online", players=4, pairs=True, draw_pile=False, hand_size=10, cantes_scope="team",
+                tute_mode="first_team_trick", tute_from_deal=False, tute_after_cante=False,
+                skipped_cante_lost=True,
+                description="pairs as the online platform plays them (S3): one cante per team per trick, a cante "
+                            "not made is lost, Tute only at the team's first trick and before it sang"),
     )
 }
 

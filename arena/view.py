@@ -13,19 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from .cards import BIT, NAMES, NO_CARD, NO_SUIT, SUITS, cards_list
 from .knowledge import Knowledge, sample_world
-from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, compile_assigner
+from .public import FIELDS, JSON_BEFORE_HAND_SIZES, NAMES_OF_FIELDS, PHASES, compile_assigner
 from .variants import Variant
 
 #: how ``PlayerView.of`` computes the fields that are not a state attribute of the same name
 _COMPUTED = {"seat": "seat", "phase": "PHASES[state.phase]", "hand": "state.hands[seat]",
              "stock_left": "state.stock_left", "points": "tuple(state.points)",
-             "legal": "state.legal_actions() if state.current == seat else ()"}
+             "legal": "state.legal_actions() if state.current == seat else ()",
+             "lost_cantes": "state.lost[seat]"}
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .state import GameState
-
-
-_PHASES = ("play", "declare", "deal_tute", "over", "auction", "trump")
 
 
 class PlayerView:
@@ -75,6 +73,9 @@ class PlayerView:
     pair_tricks: tuple[tuple[int, int, int, int], ...]
     #: the seat sitting this deal out (cabrero with 5 or 6), -1 for none
     sit_out: int
+    #: this seat's own cantes it lost by not making them when it could (``skipped_cante_lost``, S3), as
+    #: the bits of their 11s; what other seats lost is hidden
+    lost_cantes: int
 
     @classmethod
     def of(cls, state: "GameState", seat: int) -> "PlayerView":
@@ -263,4 +264,4 @@ _fill = compile_assigner(
     "_fill", "o, state, seat",
     {"variant": "state.variant", **{f.name: _COMPUTED[f.name] if f.state == "view" else f"state.{f.name}"
                                     for f in FIELDS}},
-    "Set every public field of a view from the state.", {"PHASES": _PHASES})
+    "Set every public field of a view from the state.", {"PHASES": PHASES})

@@ -32,9 +32,12 @@ CHEAP: tuple[tuple[int, ...], ...] = tuple(
 
 
 def supports(v: Any) -> bool:
-    """The variants these playouts model: trump from a card, most points win, everyone plays."""
+    """The variants these playouts model: trump from a card, most points win, everyone plays, exchanges
+    after the draw, every cante made when it can be, a Tute whether or not the side sang."""
     return (getattr(v, "trump_rule", "card") == "card" and getattr(v, "scoring", "points") == "points"
-            and not getattr(v, "sits_out", False) and not getattr(v, "follow_only", False))
+            and not getattr(v, "sits_out", False) and not getattr(v, "follow_only", False)
+            and getattr(v, "exchange_timing", "after_draw") == "after_draw"
+            and getattr(v, "tute_after_cante", True) and not getattr(v, "skipped_cante_lost", False))
 
 
 class Position:
@@ -78,7 +81,7 @@ class Outcome:
         if self.tute >= 0:
             return 1.0 if r.team[self.tute] == side else 0.0
         sides = [sum(self.points[s] for s in t) for t in r.teams]
-        ranks = R.points_ranks(sides, r.team[self.last])
+        ranks = R.points_ranks(r, sides, r.team[self.last])
         win = 0.0
         if ranks[side] == 0:
             win = 1.0 if ranks.count(0) == 1 else 0.5

@@ -144,7 +144,8 @@ class SearchBot:
 
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
         v = view.variant
-        if self.endgame and v.players == 2 and view.face_up == NO_CARD and view.stock_left == 0:
+        if self.endgame and v.players == 2 and view.face_up == NO_CARD and view.stock_left == 0 \
+                and v.tute_after_cante and not v.skipped_cante_lost:  # the solver tracks no singers
             try:
                 return self._endgame(view, plays)
             except _Abort:
@@ -308,8 +309,10 @@ class _Endgame:
         if left == 0:
             gain += r.last_trick_bonus
             d = diff + gain if w == self.me else diff - gain
-            win = R.points_ranks((d, 0), 0 if w == self.me else 1)[0] == 0  # sides: me (margin d), other
-            return (WIN if win else -WIN) + d
+            ranks = R.points_ranks(r, (d, 0), 0 if w == self.me else 1)  # sides: me (margin d), other
+            if ranks[0] == ranks[1]:  # a draw (``tie = draw``)
+                return d
+            return (WIN if ranks[0] == 0 else -WIN) + d
         won = list(won)
         won[w] += 1
         hw = hands[w]

@@ -92,5 +92,5 @@ def test_losers_and_points_ranks() -> None:
     assert R.losers(r, [0, 1, 2], [12, 0, 0], [130, 0, 0], set()) == ((1, 2), "capote")
     assert R.losers(r, [0, 1, 2], [6, 6, 0], [60, 70, 0], set()) == ((2,), "no_trick")
     assert R.losers(r, [0, 1, 2], [6, 3, 3], [101, 15, 14], set()) == ((0,), "over_points")
-    assert R.points_ranks([65, 65], 1) == [1, 0]
-    assert R.points_ranks([40, 50, 40], 1) == [1, 0, 1]
+    assert R.points_ranks(get_variant('tute-2').rules, [65, 65], 1) == [1, 0]
+    assert R.points_ranks(get_variant('tute-3').rules, [40, 50, 40], 1) == [1, 0, 1]

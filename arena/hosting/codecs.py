@@ -17,15 +17,14 @@ from operator import attrgetter
 from typing import Any
 
 from ..protocol import ProtocolError, rules_of
-from ..public import NAMES_OF_FIELDS
-from ..state import PHASE_NAMES
+from ..public import NAMES_OF_FIELDS, PHASES
 from ..variants import Variant
 from ..view import PlayerView
 
 CODEC_JSON = "json"
 CODEC_PICKLE = "pickle"
 _LEN = _struct.Struct(">I")
-_PHASES = PHASE_NAMES
+_PHASES = PHASES
 _PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
 
 

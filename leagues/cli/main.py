@@ -13,6 +13,7 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS, BotFailure, VariantError, get_variant
+from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError, make_player
 
 from leagues.tournament.quickplay import play_deals
@@ -36,21 +37,47 @@ def cli() -> None:
 
 
 @cli.command()
-def variants() -> None:
-    """List the preset variants and their rule options.
+@click.argument("name", required=False)
+@click.option("--diff", is_flag=True, help="Only the options that differ from tute-2.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: one object per preset (name, description, options) for tools.")
+def variants(name: str | None, diff: bool, fmt: str) -> None:
+    """List the preset variants (or the one NAME) and their rule options, each with what it decides and
+    the source text its default follows (docs/rules.md).
 
     \b
-    Example:
+    Examples:
       tute variants
+      tute variants cabrero --diff
+      tute variants --format json
     """
-    for name, v in VARIANTS.items():
-        click.echo(f"{name}: {v.description}")
-        opts = v.options()
-        width = max(len(k) for k in opts)
+    if name is not None and name not in VARIANTS:
+        raise UserError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
+    chosen = [VARIANTS[name]] if name else list(VARIANTS.values())
+    base = VARIANTS["tute-2"].settings()
+
+    def shown(v: Any) -> dict[str, Any]:
+        opts = v.settings()
+        return {k: x for k, x in opts.items() if not diff or base[k] != x}
+
+    if fmt == "json":
+        click.echo(json.dumps([{"name": v.name, "description": v.description, "options": shown(v)}
+                               for v in chosen], indent=2))
+        return
+    for v in chosen:
+        click.echo(f"{v.name}: {v.description}")
+        opts = shown(v)
+        width = max((len(k) for k in opts), default=0)
+        vwidth = max((len(_value_text(x)) for x in opts.values()), default=0)
         for key, value in opts.items():
-            shown = json.dumps(value) if not isinstance(value, str) else value
-            click.echo(f"    {key:<{width}}  {shown}")
+            what, source = OPTION_NOTES[key]
+            note = f"{what} [{source}]" if source else what
+            click.echo(f"    {key:<{width}}  {_value_text(value):<{vwidth}}  {note}")
         click.echo()
+
+
+def _value_text(value: Any) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
 
 
 def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[str]) -> list[str]:
