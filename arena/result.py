@@ -37,6 +37,9 @@ class GameResult:
     losers: tuple[int, ...] | None = None
     #: cabrero with 5 or 6: the dealer, who sat the deal out (no cards, not a loser)
     sit_out: int | None = None
+    #: a match (``arena.matchplay``, reason ``match``): its rule, deals, deals won and totals per side,
+    #: letters per seat, and whether it ended by its rule or its cap
+    match: dict[str, Any] | None = None
 
     @property
     def winner(self) -> tuple[int, ...]:
@@ -57,6 +60,8 @@ class GameResult:
             out["losers"] = list(self.losers)
         if self.sit_out is not None:
             out["sit_out"] = self.sit_out
+        if self.match is not None:
+            out["match"] = dict(self.match)
         return out
 
     @classmethod
@@ -69,7 +74,8 @@ class GameResult:
                    score=tuple(score) if score is not None else None,
                    contract=dict(data["contract"]) if data.get("contract") else None,
                    losers=tuple(losers) if losers is not None else None,
-                   sit_out=data.get("sit_out"))
+                   sit_out=data.get("sit_out"),
+                   match=dict(data["match"]) if data.get("match") else None)
 
 
 WIN, SHARED, LOSS = "win", "shared", "loss"

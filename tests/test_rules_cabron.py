@@ -280,9 +280,11 @@ def test_each_loss_is_a_letter_and_six_are_out() -> None:
 def test_a_match_plays_until_a_seat_completes_cabron_with_the_dealer_rotating() -> None:
     v = get_variant("cabron")
     m = play_match(v, [RandomBot(seed=s) for s in range(3)], seed=11)
-    assert m.out and all(m.losses[s] == 6 for s in m.out) and max(m.losses) == 6
-    assert [r.dealer for r in m.records] == [i % 3 for i in range(len(m.records))]
-    assert sum(len(r.result.losers) for r in m.records) == sum(m.losses)
-    assert m.letters(m.out[0]) == "CABRON"
+    letters = m.result.match["letters"]
+    assert max(letters) == 6 and m.rule.text == "letters:6" and m.result.match["ended"] == "rule"
+    assert [r.dealer for r in m.deals] == [i % 3 for i in range(len(m.deals))]
+    assert sum(len(r.result.losers) for r in m.deals) == sum(letters)
+    out = [s for s in range(3) if letters[s] == 6]
+    assert all(m.result.ranks[s] == max(m.result.ranks) for s in out)
     again = play_match(v, [RandomBot(seed=s) for s in range(3)], seed=11)
-    assert [r.actions for r in again.records] == [r.actions for r in m.records]
+    assert [r.actions for r in again.deals] == [r.actions for r in m.deals]

@@ -13,10 +13,11 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS, BotFailure, VariantError, get_variant
+from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError, make_player
 
-from leagues.tournament.quickplay import play_deals
+from leagues.tournament.quickplay import play_deals, play_matches
 
 
 class UserError(click.ClickException):
@@ -102,8 +103,11 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
               show_default=True, help="auto: tute-arena's own bots in-process, other Python bots in a subprocess.")
 @click.option("--time-limit", "time_limit_ms", default=1000, show_default=True, type=click.IntRange(1),
               help="Per-move limit in ms for isolated bots and commands.")
+@click.option("--match", "match_text", metavar="RULE",
+              help="Play GAMES matches instead of deals: first_to:K, points:T, letters[:L] or deals:N "
+                   "(docs/rules.md, \"Matches\"); 'default' is the variant's usual match.")
 def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: str | None,
-         options: tuple[str, ...], isolation: str, time_limit_ms: int) -> None:
+         options: tuple[str, ...], isolation: str, time_limit_ms: int, match_text: str | None) -> None:
     """Play GAMES deals of VARIANT between BOTS (the dealer rotates) and print a summary.
 
     Each of BOTS is an entry point name (see `tute bots list`), module:Class, or an external command
@@ -116,11 +120,16 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
       tute play tute-4-pairs greedy random -n 200
       tute play tute-2 greedy "python3 examples/random_bot.py" -n 100
       tute play cabron random random random -n 60   (letters of C-A-B-R-O-N per seat)
+      tute play tute-2 greedy random -n 50 --match first_to:3
     """
     try:
         v = get_variant(variant, **_parse_options(options))
-    except VariantError as exc:
-        raise UserError(str(exc)) from None
+        rule = None
+        if match_text is not None:
+            rule = MatchRule.default(v) if match_text == "default" else MatchRule.parse(match_text)
+            rule.check(v)
+    except (VariantError, MatchError) as exc:
+        raise UserError(f"--match {match_text}: {exc}" if isinstance(exc, MatchError) else str(exc)) from None
     specs = _seat_players(variant, v.players, v.pairs, bots)
     players = []
     try:
@@ -141,24 +150,31 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
         except OSError as exc:
             raise UserError(f"{records}: {exc.strerror}") from None
     try:
-        tally = play_deals(v, variant, players, names, games, seed,
-                           on_record=(lambda rec: out.write(rec.dumps() + "\n")) if out else None)
+        write = (lambda rec: out.write(rec.dumps() + "\n")) if out else None
+        if rule is None:
+            tally = play_deals(v, variant, players, names, games, seed, on_record=write)
+        else:
+            tally = play_matches(v, variant, players, names, games, seed, rule, on_record=write)
     finally:
         if out:
             out.close()
         for p in players:
             p.close()
-    rows = [[s, names[s], st.wins, st.shared, st.losses, f"{st.points / games:.1f}", st.tutes, st.forfeits]
+    rows = [[s, names[s], st.wins, st.shared, st.losses, f"{st.points / tally.deals:.1f}", st.tutes, st.forfeits]
             for s, st in enumerate(tally.seats)]
-    click.echo(f"{variant}: {games} deals, seed {seed}")
-    headers = ["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
+    if rule is None:
+        click.echo(f"{variant}: {games} deals, seed {seed}")
+        headers = ["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
+    else:
+        click.echo(f"{variant}: {games} matches ({rule.text}), {tally.deals} deals, seed {seed}")
+        headers = ["seat", "bot", "matches won", "shared", "lost", "points/deal", "tutes", "forfeits"]
     if tally.letters is not None:  # cabrón, cabrero: each loss is a letter of C-A-B-R-O-N, six are out
         for s, row in enumerate(rows):
             row += [tally.letters.word(s), tally.words[s]]
         headers += ["letters", "cabrón"]
     click.echo(tabulate(rows, headers=headers))
-    rate = games / tally.seconds if tally.seconds > 0 else float("inf")
-    click.echo(f"{games} games in {tally.seconds:.2f} s: {rate:.0f} games/s, {tally.decisions} decisions")
+    rate = tally.deals / tally.seconds if tally.seconds > 0 else float("inf")
+    click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {rate:.0f} games/s, {tally.decisions} decisions")
     if records:
         click.echo(f"records: {records}")
 
