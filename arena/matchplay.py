@@ -15,7 +15,8 @@ in subastado, S4 plays cabrón and cabrero to the six letters of C-A-B-R-O-N. A 
 
 Every match also stops after ``max_deals`` deals (then it ranks by the same measure), so that no match
 can run forever. Deal ``i`` is dealt by seat ``(first_dealer + i) mod players`` from the deck of
-``derive_seed(match_id, seed, i)``: a match is a pure function of its arguments, like a game.
+``derive_seed("match", seed, i)`` (the seed alone: the seat rotations of a duplicate match play the same
+decks): a match is a pure function of its arguments, like a game.
 ``MatchScore`` is the running count alone, for a caller that plays the deals itself (``tute play``,
 the tournament runner) or re-verifies a stored match.
 """
@@ -273,7 +274,7 @@ def play_match(variant: Variant, players: Sequence[Player], *, seed: int = 0, ru
     records: list[GameRecord] = []
     while not score.over:
         i = score.deals
-        deal_seed = derive_seed(match_id, seed, i)
+        deal_seed = derive_seed("match", seed, i)  # not the id: duplicate matches share their decks
         rec = play_game(variant, shuffled_deck(variant, deal_seed), (first_dealer + i) % n, players,
                         game_id=f"{match_id}/d{i}", seed=deal_seed, names=names)
         records.append(rec)

@@ -1,8 +1,9 @@
 """Moving games between stores and files: export to JSON lines, import with full checking, verify.
 
 An export is JSON lines: for each tournament a header line (``format: tute-arena/tournament-1``, its
-config and entrants), then its game records (``tute-arena/1``), each with a ``schedule`` field saying
-where it sits in the tournament. Readers of plain records skip header lines and ignore the field.
+config and entrants), then its game records (``tute-arena/1``; a variant played by the match stores
+``tute-arena-match/1`` records holding the deals), each with a ``schedule`` field saying where it sits in
+the tournament. Readers of plain records skip header lines and ignore the field.
 Import checks the whole file first (every line parses, every record replays, no id twice or already
 stored) and stores nothing unless all of it is sound.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Iterator
 
 from arena import GameRecord, ReplayError, get_variant, replay
+from arena.matchplay import MatchRecord, is_match_json, verify_match
 
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store
@@ -79,23 +81,32 @@ class _Pending:
     games: list[tuple[GameSpec, str, str]]
 
 
-def _spec(rec: GameRecord, data: dict[str, Any], fallback_tournament: str, position: int) -> GameSpec:
+def _spec(rec: GameRecord | MatchRecord, data: dict[str, Any], fallback_tournament: str, position: int) -> GameSpec:
+    """Where an imported game sits: its ``schedule`` field, else what its id says, else the file order."""
+    if isinstance(rec, MatchRecord):
+        return _spec_of(rec.id, rec.variant, rec.seed, rec.first_dealer, rec.seats, data, fallback_tournament,
+                        position)
+    return _spec_of(rec.id, rec.variant, rec.seed, rec.dealer, rec.seats, data, fallback_tournament, position)
+
+
+def _spec_of(gid: str, variant: str, seed: int | None, dealer: int, seats: list[str], data: dict[str, Any],
+             fallback_tournament: str, position: int) -> GameSpec:
     sched = data.get("schedule")
     if isinstance(sched, dict):
-        return GameSpec(id=rec.id, tournament=str(sched["tournament"]), variant=str(sched["variant"]),
+        return GameSpec(id=gid, tournament=str(sched["tournament"]), variant=str(sched["variant"]),
                         variant_index=int(sched["variant_index"]), round=int(sched["round"]),
                         table=int(sched["table"]), deal=int(sched["deal"]), rotation=int(sched["rotation"]),
-                        seed=int(rec.seed or 0), dealer=rec.dealer, seats=tuple(rec.seats),
+                        seed=int(seed or 0), dealer=dealer, seats=tuple(seats),
                         units=tuple(sched["units"]))
-    m = _ID.match(rec.id)
-    units = tuple(dict.fromkeys(rec.seats))
+    m = _ID.match(gid)
+    units = tuple(dict.fromkeys(seats))
     if m:
-        return GameSpec(id=rec.id, tournament=m["t"], variant=m["v"], variant_index=0, round=int(m["r"]),
-                        table=int(m["tb"]), deal=int(m["d"]), rotation=int(m["s"]), seed=int(rec.seed or 0),
-                        dealer=rec.dealer, seats=tuple(rec.seats), units=units)
-    return GameSpec(id=rec.id or f"{fallback_tournament}/{position}", tournament=fallback_tournament,
-                    variant=rec.variant, variant_index=0, round=0, table=0, deal=position, rotation=0,
-                    seed=int(rec.seed or 0), dealer=rec.dealer, seats=tuple(rec.seats), units=units)
+        return GameSpec(id=gid, tournament=m["t"], variant=m["v"], variant_index=0, round=int(m["r"]),
+                        table=int(m["tb"]), deal=int(m["d"]), rotation=int(m["s"]), seed=int(seed or 0),
+                        dealer=dealer, seats=tuple(seats), units=units)
+    return GameSpec(id=gid or f"{fallback_tournament}/{position}", tournament=fallback_tournament,
+                    variant=variant, variant_index=0, round=0, table=0, deal=position, rotation=0,
+                    seed=int(seed or 0), dealer=dealer, seats=tuple(seats), units=units)
 
 
 def read_import(path: str | Path, store: Store, tournament: str | None = None) -> _Pending:
@@ -127,13 +138,18 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None) -
             pending.headers[name] = data
             continue
         try:
-            rec = GameRecord.from_json(data)
-            replay(rec)
+            rec: GameRecord | MatchRecord
+            if is_match_json(data):
+                rec = MatchRecord.from_json(data)
+                verify_match(rec)
+            else:
+                rec = GameRecord.from_json(data)
+                replay(rec)
         except ReplayError as exc:
             problems.append(f"{where}: the record is not true to the rules: {exc}")
             continue
-        except ValueError as exc:
-            problems.append(f"{where}: not a game record: {exc}")
+        except (ValueError, KeyError, TypeError) as exc:
+            problems.append(f"{where}: not a game record: {exc!r}")
             continue
         try:
             spec = _spec(rec, data, fallback, len(pending.games))
@@ -210,9 +226,14 @@ def verify(store: Store, tournament: str | None = None) -> Iterator[tuple[str, s
     """(game id, None if the record is true, else what is wrong) for every stored game."""
     for g in store.games(tournament):
         try:
-            rec = store.record(g.id)
-            replay(rec)
-        except (ReplayError, ValueError) as exc:
+            rec: GameRecord | MatchRecord
+            if store.is_match(g.id):
+                rec = store.match(g.id)
+                verify_match(rec)
+            else:
+                rec = store.record(g.id)
+                replay(rec)
+        except (ReplayError, ValueError, KeyError, TypeError) as exc:
             yield g.id, str(exc)
             continue
         if rec.id != g.id:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from arena import Variant, VariantError, get_variant
+from arena.matchplay import MatchError, MatchRule
 from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
 
 from leagues.tournament.checks import Checker, ConfigError
@@ -35,6 +36,8 @@ class VariantConfig:
     preset: str
     options: Mapping[str, Any]
     variant: Variant
+    #: ``unit = "match"``: each game of the schedule is a match under this rule; None: a single deal
+    match: MatchRule | None = None
 
     @property
     def sides(self) -> int:
@@ -93,7 +96,9 @@ class TournamentConfig:
             "name": self.name, "seed": self.seed, "format": self.format, "rounds": self.rounds,
             "deals": self.deals, "duplicate": self.duplicate, "time_limit_ms": self.time_limit_ms,
             "memory_mb": self.memory_mb, "max_tables": self.max_tables,
-            "variants": [{"label": v.label, "preset": v.preset, "options": dict(v.options)} for v in self.variants],
+            "variants": [{"label": v.label, "preset": v.preset, "options": dict(v.options),
+                          **({"unit": "match", "match": v.match.text, "match_max_deals": v.match.max_deals}
+                             if v.match else {})} for v in self.variants],
             "entrants": [{"name": e.name, "bot": list(e.bot) if isinstance(e.bot, tuple) else e.bot,
                           "params": dict(e.params), "isolation": e.isolation} for e in self.entrants],
             "rating": {"mu": self.rating.mu, "sigma": self.rating.sigma, "beta": self.rating.beta,
@@ -123,7 +128,8 @@ class TournamentConfig:
 # ---------------------------------------------------------------------------------------------- loading
 TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
             "store", "log", "max_tables", "variants", "entrants", "rating"}
-VARIANT_KEYS = {"name", "label", "options"}
+VARIANT_KEYS = {"name", "label", "options", "unit", "match", "match_max_deals"}
+UNITS = ("deal", "match")
 ENTRANT_KEYS = {"name", "bot", "params", "isolation"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "draw_probability", "k"}
 
@@ -213,12 +219,34 @@ def parse_variants(c: Checker, data: dict[str, Any], n_entrants: int) -> tuple[V
         label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
         if any(v.label == label for v in out):
             raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
-        vc = VariantConfig(label, preset, dict(options), variant)
+        vc = VariantConfig(label, preset, dict(options), variant, _match_rule(c, item, where, variant))
         if vc.sides > n_entrants:
             raise c.fail(f"{where}.name", f"{preset} needs {vc.sides} entrants at a table, "
                                           f"the tournament has {n_entrants}")
         out.append(vc)
     return tuple(out)
+
+
+def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) -> MatchRule | None:
+    """``unit = "match"`` with an optional ``match`` rule (default: the variant's usual match) and
+    ``match_max_deals``; the match keys without the match unit are an error, not silently ignored."""
+    unit = c.get(item, where, "unit", str, "deal")
+    if unit not in UNITS:
+        raise c.fail(f"{where}.unit", f"must be one of {', '.join(UNITS)}, not {unit!r}")
+    text = c.get(item, where, "match", str, None)
+    cap = c.get(item, where, "match_max_deals", int, 200)
+    if unit == "deal":
+        for key in ("match", "match_max_deals"):
+            if key in item:
+                raise c.fail(f"{where}.{key}", 'needs unit = "match"')
+        return None
+    try:
+        rule = MatchRule.parse(text, cap) if text is not None else MatchRule.default(variant)
+        rule = MatchRule(rule.kind, rule.target, cap)
+        rule.check(variant)
+    except MatchError as exc:
+        raise c.fail(f"{where}.match", str(exc)) from None
+    return rule
 
 
 def _entrants(c: Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:

@@ -34,6 +34,7 @@ from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from arena.hosting import make_player
+from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.pairing import History, Round
@@ -97,6 +98,8 @@ class Worker:
     time_limit_ms: int
     memory_mb: int
     players: dict[tuple[str, int], Any] = field(default_factory=dict)
+    #: per variant label, the match rule of a variant played by the match (``unit = "match"``)
+    matches: dict[str, MatchRule] = field(default_factory=dict)
     #: the last deal's deck, shared by its rotations (duplicate deals): shuffled once, not per game
     deck_key: tuple[str, int] | None = None
     deck: list[int] = field(default_factory=list)
@@ -124,6 +127,9 @@ class Worker:
             copy = seen.get(name, 0)
             seen[name] = copy + 1
             players.append(self.player(name, copy))
+        rule = self.matches.get(spec.variant)
+        if rule is not None:
+            return self._play_match(spec, v, rule, players)
         if self.deck_key != (spec.variant, spec.seed):  # the rotations of a deal come one after another
             self.deck_key, self.deck = (spec.variant, spec.seed), shuffled_deck(v, spec.seed)
         record = play_game(v, self.deck, spec.dealer, players, game_id=spec.id, seed=spec.seed,
@@ -133,6 +139,17 @@ class Worker:
             log.warning("%s: %s forfeits (%s): %s", spec.id, spec.seats[f.seat], f.reason, f.detail[:300])
         record_json, result_json = record.encode()
         return game_row(spec, result_json, record_json)
+
+    def _play_match(self, spec: GameSpec, v: Variant, rule: MatchRule, players: list[Any]) -> tuple[Any, ...]:
+        """A game whose unit is a match: the match is the stored result, its deals are in its record."""
+        m = play_match(v, players, seed=spec.seed, rule=rule, first_dealer=spec.dealer, names=list(spec.seats),
+                       match_id=spec.id)
+        for record in m.deals:
+            f = record.result.forfeit
+            if f is not None:
+                log.warning("%s: %s forfeits (%s): %s", record.id, spec.seats[f.seat], f.reason, f.detail[:300])
+        return game_row(spec, json.dumps(m.result.to_json(), separators=(",", ":")),
+                        json.dumps(m.to_json(), separators=(",", ":")))
 
     def close(self) -> None:
         for key, p in list(self.players.items()):
@@ -150,7 +167,7 @@ _LOG_QUEUE: Any = None
 
 
 def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant], time_limit_ms: int,
-                 memory_mb: int, log_queue: Any, level: int) -> None:
+                 memory_mb: int, log_queue: Any, level: int, matches: dict[str, MatchRule] | None = None) -> None:
     """Pool initializer: Ctrl-C is the parent's to handle; logs go to the parent's queue."""
     global _WORKER, _LOG_QUEUE
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -162,7 +179,7 @@ def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant
         root.addHandler(logging.handlers.QueueHandler(log_queue))
         root.setLevel(level)
         _LOG_QUEUE = log_queue
-    _WORKER = Worker(entrants, variants, time_limit_ms, memory_mb)
+    _WORKER = Worker(entrants, variants, time_limit_ms, memory_mb, matches=dict(matches or {}))
     # above the log queue's own exit finalizer (10), which would otherwise close it first
     multiprocessing.util.Finalize(None, _close_worker, exitpriority=100)
     # what the worker inherited or built so far lives as long as it does: keep it out of every garbage
@@ -239,7 +256,8 @@ class Executor:
         variants = {v.label: v.variant for v in cfg.variants}
         self.workers = max(1, workers)
         self.seconds_per_game: float | None = None
-        init = (entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue, logging.getLogger().level)
+        matches = {v.label: v.match for v in cfg.variants if v.match is not None}
+        init = (entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue, logging.getLogger().level, matches)
         # the default context: the log queue was made by it, and a queue cannot cross contexts
         ctx = multiprocessing.get_context()
         self.procs: list[Any] = []

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from arena import GameRecord, GameResult
+from arena.matchplay import MatchRecord, is_match_json
 from arena.jsontext import quote
 
 from leagues.tournament.database import Transaction, connect
@@ -253,10 +254,34 @@ class Store:
         return rows
 
     def record(self, game_id: str) -> GameRecord:
+        """The record of a deal: a stored game, or deal ``K`` of a stored match as ``MATCH_ID/dK``."""
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
+            base, sep, index = game_id.rpartition("/d")
+            if sep and index.isdigit() and self.is_match(base):
+                deals = self.match(base).deals
+                if int(index) < len(deals):
+                    return deals[int(index)]
+                raise StoreError(f"{self.path}: the match {base!r} has {len(deals)} deals (d0 to d{len(deals) - 1})")
             raise StoreError(f"{self.path}: no game {game_id!r}")
-        return GameRecord.loads(row[0])
+        data = json.loads(row[0])
+        if is_match_json(data):
+            n = len(data.get("deals", []))
+            raise StoreError(f"{self.path}: {game_id!r} is a match of {n} deals: its deals are {game_id}/d0 to "
+                             f"{game_id}/d{n - 1}")
+        return GameRecord.from_json(data)
+
+    def is_match(self, game_id: str) -> bool:
+        row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
+        return row is not None and is_match_json(json.loads(row[0]))
+
+    def match(self, game_id: str) -> MatchRecord:
+        """A stored match (a game of a variant played with ``unit = "match"``)."""
+        text = self.record_json(game_id)
+        data = json.loads(text)
+        if not is_match_json(data):
+            raise StoreError(f"{self.path}: {game_id!r} is a single deal, not a match")
+        return MatchRecord.from_json(data)
 
     def record_json(self, game_id: str) -> str:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
