@@ -143,3 +143,18 @@ def test_void_and_cannot_beat() -> None:
     assert view.excluded_cards(2) & BIT[parse_card("1o")]
     assert view.excluded_cards(3) & BIT[parse_card("1o")]
     assert view.known_cards(3) == BIT[parse_card("2c")]
+
+
+def test_the_audit_example_cabron_knows_no_false_void() -> None:
+    """Cabrón has no trump at first and only asks to follow suit: a discard proves a void in the led
+    suit, never in trumps (there are none). The audit's deal: seat 1 discards 4e on 1c; seat 2's view
+    once said seat 1 had no bastos, of which it holds seven."""
+    state = deal_state("cabron", ["1c 3c 4c 5c 6c 7c 10c 11c 12c 1o 3o 4o",
+                                  "1b 3b 4b 5b 6b 7b 10b 4e 5e 6e 7e 10e",
+                                  "11b 12b 5o 6o 7o 10o 11o 12o 1e 3e 11e 12e"], dealer=2)
+    state.apply("play 1c")
+    state.apply("play 4e")
+    view = state.view(2)
+    assert view.voids(1) == 1 << 1  # copas, and only copas
+    assert not view.excluded_cards(1) & state.hands[1]
+    assert view.known_cards(2) == state.hands[2] and view.known_cards(1) & state.hands[1] == view.known_cards(1)
