@@ -46,9 +46,24 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
 
 
+#: bits of the seed a bot is given: every language's JSON reads up to 2^53 exactly (a JavaScript number)
+BOT_SEED_BITS = 53
+
+
+def bot_seed(game_seed: int | None, seat: int) -> int | None:
+    """The seed ``seat``'s bot is given for its own randomness: derived one way from the game's seed
+    (which is the deck's: a bot given that could deal the deck again and see every hand), different per
+    seat, and below 2^53 so that a bot in any language reads it exactly."""
+    if game_seed is None:
+        return None
+    return derive_seed("bot", game_seed, seat) >> (63 - BOT_SEED_BITS)
+
+
 def game_info(state: GameState, seat: int, game_id: str, seed: int | None, names: Sequence[str]) -> dict[str, Any]:
+    """The ``new_game`` message for ``seat`` (docs/protocol.md): the rules, the seats, and the seat's own
+    seed (``bot_seed``), never the deck's."""
     v = state.variant
-    return {"game_id": game_id, "seed": seed, "seat": seat, "variant": v.name, "options": v.options(),
+    return {"game_id": game_id, "seed": bot_seed(seed, seat), "seat": seat, "variant": v.name, "options": v.options(),
             "players": v.players, "teams": [list(t) for t in v.teams], "dealer": state.dealer,
             "seats": list(names)}
 

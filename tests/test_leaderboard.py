@@ -40,7 +40,8 @@ def test_counts_and_forfeits(played: Path) -> None:
         # each entrant meets 2 others, per variant 4 deals x 2 rotations: 16 games a variant, 32 in all
         assert all(s.games == 32 for s in table)
         assert by["crash"].forfeits == 32 and by["crash"].losses == 32 and by["crash"].wins == 0
-        assert table[-1].entrant == "crash" and table[0].entrant == "good"
+        assert table[-1].entrant == "crash"  # (good vs rand is the head-to-head's to say, below: a single
+        # TrueSkill pass in schedule order can rank rand first on these few games)
         assert all(s.wins + s.draws + s.losses == s.games for s in table)
         assert [s.rank for s in table] == [1, 2, 3]
         assert [s.rating for s in table] == sorted((s.rating for s in table), reverse=True)
@@ -56,7 +57,9 @@ def test_formats(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = str(load_config(played).store)
     main(["leaderboard", "--store", store, "--format", "json", "--matrix"])
     data = json.loads(capsys.readouterr().out)
-    assert [s["entrant"] for s in data["standings"]][0] == "good" and data["head_to_head"]
+    with Store(store) as st:
+        expected = [s.entrant for s in standings(st, "t")]
+    assert [s["entrant"] for s in data["standings"]] == expected and data["head_to_head"]
     main(["leaderboard", "--store", store, "--format", "csv", "--variant", "tute-2"])
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert rows[0][:3] == ["rank", "entrant", "rating"] and len(rows) == 4
