@@ -37,6 +37,10 @@ _DECK_MASKS = {size: sum(BIT[c] for c in deck_cards(size)) for size in (36, 40)}
 PHASE_NAMES = PHASES
 
 
+#: a forfeit's detail in the record is capped at this many characters (a bot's stderr tail included)
+FORFEIT_DETAIL = 2000
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow here; the message says which duty it broke.
 
@@ -621,7 +625,7 @@ class GameState:
             raise IllegalAction("the deal is already over")
         team = self.rules.team
         side = team[seat]
-        f = Forfeit(seat, reason, detail[:500])
+        f = Forfeit(seat, reason, detail[:FORFEIT_DETAIL])
         scoring = self.rules.scoring
         if scoring == "losers":
             self._finish(self._loser_ranks((seat,)), "forfeit", forfeit=f, losers=(seat,),

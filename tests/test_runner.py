@@ -123,7 +123,7 @@ def test_changed_config_refused_new_restarts_finished_prints(tmp_path: Path, cap
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "different config (changed: deals)" in err[0] and "--new" in err[0]
     assert len(stored(tmp_path / "store.sqlite")) == 2
-    main(["run", str(path), "--new", "--quiet"])
+    main(["run", str(path), "--new", "--yes", "--quiet"])
     assert len(stored(tmp_path / "store.sqlite")) == 4
 
 

@@ -30,7 +30,7 @@ logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 
 def make_player(bot: str | list[str], params: dict | None = None, *, isolation: str = "auto",
-                time_limit_ms: int = 1000, memory_mb: int = 1024) -> Player:
+                time_limit_ms: int = 1000, memory_mb: int = 1024, cwd: str | None = None) -> Player:
     """The player for ``bot``, hosted as ``isolation`` says.
 
     ``bot`` is an entry point name (group ``tute_arena.bots``), ``module:Class``, or an external command:
@@ -42,13 +42,15 @@ def make_player(bot: str | list[str], params: dict | None = None, *, isolation: 
     other; a command is always a subprocess. Make one player per seat: a subprocess player is one
     process, reused for every game of its seat. Raises ``BotLoadError`` when the bot cannot be found (or,
     in-process, built); a subprocess is started on first use, and failures then are ``BotFailure``s.
+    A command runs in ``cwd`` (a tournament gives its config file's folder), so its relative paths are
+    taken from there.
     """
     if isolation not in ISOLATIONS:
         raise BotLoadError(f"isolation must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-    spec = resolve_spec(bot, params)
+    spec = resolve_spec(bot, params, cwd)
     if spec.kind == "command":
         return CommandHost(list(spec.target), spec.name, spec=spec, time_limit_ms=time_limit_ms,
-                            memory_mb=memory_mb)
+                            memory_mb=memory_mb, cwd=cwd)
     inprocess = isolation == "inprocess" or (isolation == "auto" and spec.trusted)
     if inprocess:
         return InProcessHost(make_bot(str(spec.target), spec.params), spec.name, spec)

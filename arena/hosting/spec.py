@@ -48,8 +48,9 @@ def is_command(bot: str | Sequence[str]) -> bool:
     return b.startswith(("./", "../", "/", "~")) or any(ch.isspace() for ch in b)
 
 
-def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None) -> BotSpec:
-    """Resolve a bot name without importing or starting it; unknown names raise BotLoadError."""
+def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None, cwd: str | None = None) -> BotSpec:
+    """Resolve a bot name without importing or starting it; unknown names raise BotLoadError. A command's
+    relative program path is taken from ``cwd`` (the folder it will run in), when given."""
     params = dict(params or {})
     if is_command(bot):
         argv = tuple(shlex.split(bot)) if isinstance(bot, str) else tuple(str(a) for a in bot)
@@ -58,8 +59,10 @@ def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None)
         argv = (os.path.expanduser(argv[0]),) + argv[1:]
         exe = argv[0]
         if os.sep in exe:
-            if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
-                raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} is not an executable file")
+            path = os.path.join(cwd, exe) if cwd and not os.path.isabs(exe) else exe
+            if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+                where = f" (in {cwd})" if cwd and not os.path.isabs(exe) else ""
+                raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} is not an executable file{where}")
         elif shutil.which(exe) is None:
             raise BotLoadError(f"bot command {shlex.join(argv)!r}: {exe} not found on PATH")
         name = bot if isinstance(bot, str) else shlex.join(argv)

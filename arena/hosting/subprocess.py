@@ -39,6 +39,9 @@ STARTUP_MS = 15000
 #: stderr bytes logged per bot process; the rest is counted and dropped
 STDERR_CAP = 64 * 1024
 _TAIL = 2048
+#: what a failure's detail keeps of the bot's stderr: its last lines, capped
+TAIL_LINES = 15
+TAIL_CHARS = 1500
 #: how long the referee polls for an answer (yielding the CPU) before it sleeps in ``poll``
 SPIN_S = 150e-6
 
@@ -135,8 +138,13 @@ class _StderrPump(threading.Thread):
         self.logger.info("stderr: %s", line.decode("utf-8", "replace").rstrip()[:4096])
 
     def tail_text(self) -> str:
+        """The last lines of stderr (up to ``TAIL_LINES`` and ``TAIL_CHARS``): enough for a stack trace,
+        whose last line alone ("Node.js v20") rarely says what went wrong."""
         text = b"".join(self.tail)[-_TAIL:].decode("utf-8", "replace").strip()
-        return text.splitlines()[-1][:300] if text else ""
+        if not text:
+            return ""
+        lines = [line.rstrip() for line in text.splitlines() if line.strip()][-TAIL_LINES:]
+        return "\n".join(lines)[-TAIL_CHARS:]
 
 
 class SubprocessHost:
@@ -405,7 +413,9 @@ class SubprocessHost:
                         continue
                     self._buf = buf
                     limit = self.startup_ms if what == "hello" else self.time_limit_ms
-                    self._fail("timeout", f"no {what} answer within {limit} ms")
+                    hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
+                            "print(..., flush=True)), or a buffered answer never arrives" if what == "hello" else "")
+                    self._fail("timeout", f"no {what} answer within {limit} ms{hint}")
                 continue
             except OSError as exc:
                 chunk = b""

@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 import click
 
 from leagues.tournament.config import ConfigError, load_config
+from leagues.tournament.forfeits import stored_forfeits
 from leagues.tournament.leaderboard import FORMATS, head_to_head, pick_tournament, render, standings, stored_setup
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
 from leagues.tournament.store import Store, StoreError
@@ -41,6 +42,23 @@ def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str
             break  # machine formats: one table (the pooled one); ask --variant for the others
 
 
+def _confirm_new(name: str, store_path: Path, yes: bool) -> None:
+    """--new deletes a tournament's games: ask on a terminal, require --yes anywhere else."""
+    if yes or not store_path.is_file():
+        return
+    with Store(store_path) as store:
+        row = store.tournament(name)
+        count = len(store.stored_ids(name)) if row is not None else 0
+    if row is None:
+        return
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        _user_error(f"--new would delete the {count} stored games of {name!r} in {store_path}: "
+                    "add --yes to do it without a terminal to ask on")
+    if not click.confirm(f"delete the {count} stored games of {name!r} in {store_path} and start again?",
+                         default=False, err=True):
+        _user_error("--new: not confirmed; nothing deleted")
+
+
 def register(cli: click.Group) -> None:
     """Attach ``run`` and ``leaderboard`` to the ``tute`` group."""
 
@@ -50,25 +68,32 @@ def register(cli: click.Group) -> None:
     @click.option("--workers", "-j", type=click.IntRange(1), default=None,
                   help="Worker processes (default: the config's workers, else one per CPU).")
     @click.option("--new", "--restart", "new", is_flag=True,
-                  help="Delete this tournament's stored games and start it again.")
+                  help="Delete this tournament's stored games and start it again (asks first; --yes).")
+    @click.option("--yes", "-y", is_flag=True, help="With --new: delete without asking (needed off a terminal).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     @click.option("--matrix", is_flag=True, help="Also print the head-to-head matrix.")
-    def run(tournament_toml: str, workers: int | None, new: bool, quiet: bool, matrix: bool) -> None:
+    def run(tournament_toml: str, workers: int | None, new: bool, yes: bool, quiet: bool, matrix: bool) -> None:
         """Run (or resume) the tournament of TOURNAMENT_TOML and print its table.
 
         Games already in the store are skipped, so after Ctrl-C or a crash the same command resumes;
         a finished tournament just prints its table. A changed config under the same tournament name
         is refused unless --new.
 
+        Exit status: 0 played (or finished earlier); 2 a bad config, a bot that does not start, a
+        tournament another tute is running, --new refused; 3 played, but an entrant forfeited every
+        deal (the table means nothing: see the forfeits above it); 130 interrupted (run again to resume).
+
         \b
         Example:
           tute run tournament.toml --workers 2
-          tute run tournament.toml --new --quiet
+          tute run tournament.toml --new --yes --quiet
         """
         try:
             cfg = load_config(tournament_toml)
         except ConfigError as exc:
             _user_error(str(exc))
+        if new:
+            _confirm_new(cfg.name, cfg.store, yes)
         old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet)
@@ -87,6 +112,17 @@ def register(cli: click.Group) -> None:
                        err=True)
         with Store(cfg.store) as store:
             print_tables(store, cfg.name, matrix=matrix)
+            watch = stored_forfeits(store, cfg.name)
+        lines = watch.summary_lines()
+        if lines:
+            click.echo("forfeits:", err=True)
+            for line in lines:
+                click.echo(f"  {line}", err=True)
+        dead = watch.all_forfeited()
+        if dead:
+            click.echo(f"tute: error: {', '.join(dead)} forfeited every deal: the table means nothing "
+                       f"(details in {cfg.log})", err=True)
+            sys.exit(3)
 
     @cli.command()
     @click.option("--tournament", "-t", default=None, help="Tournament name (default: the latest stored).")

@@ -52,6 +52,8 @@ class EntrantConfig:
     bot: str | tuple[str, ...]
     params: Mapping[str, Any]
     isolation: str = "auto"
+    #: a command runs in this folder (the config file's), so its relative paths are taken from there
+    cwd: str | None = None
 
     @property
     def bot_arg(self) -> str | list[str]:
@@ -189,7 +191,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     log = c.get(data, "", "log", str, None)
     log_path = base / log if log else store.with_suffix(".log")
 
-    entrants = _entrants(c, data)
+    entrants = _entrants(c, data, base)
     variants = parse_variants(c, data, len(entrants))
     rating = _rating(c, data)
     return TournamentConfig(
@@ -249,7 +251,7 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
     return rule
 
 
-def _entrants(c: Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
+def _entrants(c: Checker, data: dict[str, Any], base: Path) -> tuple[EntrantConfig, ...]:
     items = c.get(data, "", "entrants", list)
     if len(items) < 2:
         raise c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")
@@ -269,11 +271,12 @@ def _entrants(c: Checker, data: dict[str, Any]) -> tuple[EntrantConfig, ...]:
         isolation = c.get(item, where, "isolation", str, "auto")
         if isolation not in ISOLATIONS:
             raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+        cwd = str(base) if isinstance(bot, tuple) else None
         try:
-            check_bot(bot)
+            check_bot(bot, cwd)
         except BotLoadError as exc:
             raise c.fail(f"{where}.bot", str(exc)) from None
-        out.append(EntrantConfig(name, bot, dict(params), isolation))
+        out.append(EntrantConfig(name, bot, dict(params), isolation, cwd))
     return tuple(out)
 
 
@@ -301,10 +304,10 @@ def _opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def check_bot(bot: str | tuple[str, ...]) -> str:
+def check_bot(bot: str | tuple[str, ...], cwd: str | None = None) -> str:
     """Resolve a bot name without starting it: an entry point must be installed, ``module:Class``
-    importable, a command's program present. Returns the bot's version text (for the store)."""
-    spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot)
+    importable, a command's program present (relative to ``cwd``). Returns the bot's version text."""
+    spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot, cwd=cwd)
     if spec.kind == "module":
         load_class(bot if isinstance(bot, str) else "")
     return f"{spec.origin} {spec.version}".strip()

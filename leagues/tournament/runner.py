@@ -33,10 +33,12 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
-from arena.hosting import make_player
+from arena.hosting import BotLoadError, make_player
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
+from leagues.tournament.forfeits import ForfeitWatch
+from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
@@ -62,6 +64,8 @@ class RunSummary:
     seconds: float = 0.0
     already_finished: bool = False
     forfeits: int = 0
+    #: this run's forfeits per entrant, warned about on screen as soon as they pass a threshold
+    watch: ForfeitWatch = field(default_factory=ForfeitWatch)
 
     @property
     def rate(self) -> float:
@@ -73,7 +77,34 @@ def create_player(entrant: EntrantConfig, time_limit_ms: int, memory_mb: int) ->
     """The one place players are built: ``arena.hosting.make_player`` (in-process, subprocess or command
     host as the entrant's isolation says)."""
     return make_player(entrant.bot_arg, dict(entrant.params), isolation=entrant.isolation,
-                       time_limit_ms=time_limit_ms, memory_mb=memory_mb)
+                       time_limit_ms=time_limit_ms, memory_mb=memory_mb, cwd=entrant.cwd)
+
+
+def preflight(cfg: TournamentConfig) -> None:
+    """Start every entrant once before any game: a bot that does not load or answer ``hello`` (a
+    command whose script is missing, a plugin that raises on import) would otherwise forfeit every game
+    of the run. Raises RunError naming each one and what it said."""
+    problems = []
+    for e in cfg.entrants:
+        player = None
+        try:
+            player = create_player(e, cfg.time_limit_ms, cfg.memory_mb)
+            start = getattr(player, "start", None)
+            if start is not None:
+                start()
+        except (BotLoadError, BotFailure) as exc:
+            detail = exc.detail if isinstance(exc, BotFailure) else str(exc)
+            problems.append(f"entrant {e.name!r} did not start: {' | '.join(detail.splitlines())[:600]}")
+        except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+            problems.append(f"entrant {e.name!r} did not start: {exc!r}"[:600])
+        finally:
+            close = getattr(player, "close", None)
+            if close is not None:
+                close()
+    if problems:
+        hint = " (a command runs in the config file's folder; see docs/config.md)" if any(
+            isinstance(e.bot, tuple) for e in cfg.entrants) else ""
+        raise RunError(f"{cfg.source}: " + "; ".join(problems) + hint)
 
 
 class _Broken:
@@ -372,6 +403,14 @@ class Progress:
         self.stream.write(f"\r{self.name}: {self.done}/{self.total} games  {rate:.0f} games/s  ETA {eta}   ")
         self.stream.flush()
 
+    def say(self, text: str) -> None:
+        """A line that must be seen now (a warning), above the progress line, even with --quiet."""
+        if self.enabled:
+            self.stream.write("\r\033[K")
+            self.last = 0.0  # redraw the progress line at the next step
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
     def finish(self) -> None:
         if self.enabled:
             self.stream.write("\n")
@@ -457,9 +496,24 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     """Play (or resume) ``cfg`` into its store. Raises Interrupted on Ctrl-C, RunError before a start."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
+    lock = RunLock(cfg.store, cfg.name)
+    try:
+        lock.__enter__()
+    except LockedError as exc:
+        raise RunError(f"{cfg.source}: tournament {exc}") from None
+    try:
+        return _run_locked(cfg, n_workers, new, quiet, stream)
+    finally:
+        lock.__exit__()
+
+
+def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO) -> RunSummary:
     summary = RunSummary(cfg.name)
     store = Store(cfg.store)
     try:
+        row = store.tournament(cfg.name)
+        if new or row is None or row.finished is None:
+            preflight(cfg)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
             return summary
@@ -506,6 +560,10 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progr
         store.add_games(batch.rows)
         summary.played += len(batch.rows)
         summary.forfeits += batch.forfeits
+        for row in batch.rows:
+            for warning in summary.watch.add(row):
+                log.warning(warning)
+                progress.say(warning)
         progress.step(len(batch.rows))
 
 

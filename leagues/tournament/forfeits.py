@@ -1,0 +1,137 @@
+"""Forfeits said where the user looks: at once during a run, in its summary, in its exit status.
+
+A bot that cannot find its script, or crashes on every deal, still "plays" every game of a tournament:
+each one a forfeit. Counting them only in a table column hid a run of 120 forfeits out of 120 games
+behind exit status 0. ``ForfeitWatch`` follows the stored rows as they come back from the workers,
+warns once per entrant as soon as its forfeits pass a threshold, and gives the summary lines (every
+entrant with forfeits, by reason, with the first detail) and the entrants that forfeited every game.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from leagues.tournament.store import ROW_RESULT, Store
+
+#: warn when an entrant has forfeited at least this share of its first ``EARLY_GAMES`` games
+EARLY_SHARE = 0.2
+EARLY_GAMES = 20
+ROW_ID, ROW_SEATS, ROW_RECORD = 0, 8, 13
+
+
+@dataclass
+class EntrantForfeits:
+    #: deals played (a match counts its deals) and deals forfeited
+    games: int = 0
+    forfeits: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    #: per reason, the first game it happened in and its detail
+    first: dict[str, tuple[str, str]] = field(default_factory=dict)
+    warned: bool = False
+
+
+def row_forfeits(row: Sequence[Any]) -> tuple[int, list[tuple[int, str, str, str]]]:
+    """The deals of one stored row and their forfeits as (seat, reason, detail, deal id): one deal and
+    its own forfeit, or a match's deals and theirs."""
+    result_json = row[ROW_RESULT]
+    if '"forfeit":null' in result_json and '"reason":"match"' not in result_json:
+        return 1, []
+    result = json.loads(result_json)
+    f = result.get("forfeit")
+    if f:
+        return 1, [(f["seat"], f["reason"], f.get("detail", ""), row[ROW_ID])]
+    if result.get("reason") != "match":
+        return 1, []
+    deals = json.loads(row[ROW_RECORD]).get("deals", [])
+    return len(deals), deal_forfeits(deals, row[ROW_ID])
+
+
+def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tuple[int, str, str, str]]:
+    out = []
+    for deal in deals:
+        f = deal.get("result", {}).get("forfeit")
+        if f:
+            out.append((f["seat"], f["reason"], f.get("detail", ""), deal.get("id", fallback_id)))
+    return out
+
+
+def stored_forfeits(store: Store, tournament: str) -> "ForfeitWatch":
+    """Every forfeit of a stored tournament (what a run's summary reports, resumed runs included)."""
+    watch = ForfeitWatch()
+    for g in store.games(tournament):
+        forfeits: list[tuple[int, str, str, str]] = []
+        deals = 1
+        if g.result.reason == "match":
+            m = json.loads(store.record_json(g.id))
+            deals = len(m.get("deals", []))
+            forfeits = deal_forfeits(m.get("deals", []), g.id)
+        elif g.result.forfeit is not None:
+            f = g.result.forfeit
+            forfeits = [(f.seat, f.reason, f.detail, g.id)]
+        watch.add_game(list(g.seats), deals, forfeits)
+    return watch
+
+
+def first_line(text: str, limit: int = 200) -> str:
+    """A detail for one line of a summary: the last non-empty line of a stack trace says most."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = lines[-1] if len(lines) > 1 and "Traceback" in lines[0] else lines[0]
+    return line if len(line) <= limit else line[:limit - 3] + "..."
+
+
+class ForfeitWatch:
+    """Per entrant, games and forfeits of the stored rows seen so far."""
+
+    def __init__(self) -> None:
+        self.entrants: dict[str, EntrantForfeits] = {}
+
+    def add(self, row: Sequence[Any]) -> list[str]:
+        """Count one stored row; return the warnings it triggers (at most one per entrant per run)."""
+        deals, forfeits = row_forfeits(row)
+        return self.add_game(json.loads(row[ROW_SEATS]), deals, forfeits)
+
+    def add_game(self, seats: Sequence[str], deals: int, forfeits: Sequence[tuple[int, str, str, str]]) -> list[str]:
+        """Count one game of ``deals`` deals (a match has several) and its forfeits."""
+        for name in set(seats):
+            self.entrants.setdefault(name, EntrantForfeits()).games += deals
+        warnings = []
+        for seat, reason, detail, gid in forfeits:
+            e = self.entrants[seats[seat]]
+            e.forfeits += 1
+            e.reasons[reason] += 1
+            e.first.setdefault(reason, (gid, detail))
+        for name in set(seats):
+            e = self.entrants[name]
+            if e.warned or not e.forfeits:
+                continue
+            early = e.games <= EARLY_GAMES and e.forfeits >= EARLY_SHARE * EARLY_GAMES
+            if early or (e.games >= EARLY_GAMES and e.forfeits == e.games):
+                e.warned = True
+                warnings.append(f"warning: {name} forfeited {e.forfeits} of its first {e.games} deals "
+                                f"({self._reasons(e)}); first: {self._first(e)}")
+        return warnings
+
+    @staticmethod
+    def _reasons(e: EntrantForfeits) -> str:
+        return ", ".join(f"{n} {r}" for r, n in e.reasons.most_common())
+
+    @staticmethod
+    def _first(e: EntrantForfeits) -> str:
+        reason = e.reasons.most_common(1)[0][0]
+        gid, detail = e.first[reason]
+        return f"{gid}: {reason}: {first_line(detail)}"
+
+    def summary_lines(self) -> list[str]:
+        """One line per entrant with forfeits, most first: how many, by reason, the first detail."""
+        rows = sorted(((n, e) for n, e in self.entrants.items() if e.forfeits), key=lambda x: (-x[1].forfeits, x[0]))
+        return [f"{name}: {e.forfeits} of {e.games} deals forfeited ({self._reasons(e)}); first: {self._first(e)}"
+                for name, e in rows]
+
+    def all_forfeited(self) -> list[str]:
+        """The entrants that forfeited every deal they played (a run whose result means nothing)."""
+        return sorted(n for n, e in self.entrants.items() if e.games and e.forfeits >= e.games)

@@ -1,0 +1,52 @@
+"""One run of a tournament at a time: a lock file beside the store, held with a POSIX record lock.
+
+Two ``tute run`` of the same tournament on the same store would both play every game (each sees the
+same games missing). The first takes an exclusive ``lockf`` on ``<store>.<tournament>.lock`` and keeps
+it for the run; the second is refused at once with the holder's pid. The kernel drops the lock when its
+process dies, however it dies, so a ``kill -9`` never leaves the tournament locked; and a record lock
+belongs to the process, not to the file descriptor, so forked workers never hold it on (a ``flock``
+would live on in an orphaned worker).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from urllib.parse import quote
+from pathlib import Path
+from typing import IO
+
+
+class LockedError(RuntimeError):
+    """Another process runs this tournament now."""
+
+
+class RunLock:
+    def __init__(self, store: Path, tournament: str) -> None:
+        self.tournament = tournament
+        self.path = store.with_name(f"{store.name}.{quote(tournament, safe='')}.lock")  # a league's: club/s1
+        self._fh: IO[str] | None = None
+
+    def __enter__(self) -> "RunLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            fcntl.lockf(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.seek(0)
+            holder = fh.read().strip() or "?"
+            fh.close()
+            raise LockedError(f"{self.tournament!r} is being run by another tute (pid {holder}; "
+                              f"lock {self.path}): wait for it, or stop it first") from None
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"{os.getpid()}\n")
+        fh.flush()
+        self._fh = fh
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            fcntl.lockf(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+            self._fh = None

@@ -1,0 +1,146 @@
+"""Failures said where the user looks (issue "no silent failures"): a bot that cannot start is refused
+before any game, a command's relative paths come from the config's folder, forfeits are warned about
+during the run and summarised after it with a non-zero exit when an entrant forfeited everything, two
+runs of one tournament cannot overlap (and a killed run leaves no lock), --new asks or needs --yes,
+and a crash keeps the bot's last lines of stderr."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from arena import BotFailure, get_variant, play_game, shuffled_deck
+from arena.hosting import make_player
+
+from league_util import write_config
+
+TUTE = str(Path(sys.executable).parent / "tute")
+RANDOM = {"name": "rand", "bot": "random", "params": {"seed": 1}}
+
+
+def tute(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TUTE, *args], capture_output=True, text=True, cwd=cwd, timeout=300,
+                          stdin=subprocess.DEVNULL)
+
+
+def script(folder: Path, name: str, body: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+HELLO_RANDOM = """
+    import json, random, sys
+    print(json.dumps({"type": "hello", "name": "s"}), flush=True)
+    for line in sys.stdin:
+        m = json.loads(line)
+        if m["type"] == "act":
+            print(json.dumps({"action": random.choice(m["legal"])}), flush=True)
+        elif m["type"] == "quit":
+            break
+"""
+
+
+def test_a_command_whose_script_is_missing_is_refused_before_any_game(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, deals=2, entrants=[RANDOM, {"name": "ghost", "bot": ["python3", "nowhere.py"]}])
+    out = tute("run", str(cfg), "--quiet", cwd=tmp_path.parent)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'ghost' did not start" in lines[0] and "nowhere.py" in lines[0]
+    assert not (tmp_path / "store.sqlite").exists() or not sqlite3.connect(tmp_path / "store.sqlite").execute(
+        "SELECT COUNT(*) FROM games").fetchone()[0]
+
+
+def test_a_commands_relative_script_is_found_from_the_config_folder(tmp_path: Path) -> None:
+    script(tmp_path, "mybot.py", HELLO_RANDOM)
+    cfg = write_config(tmp_path, deals=2, entrants=[RANDOM, {"name": "mine", "bot": ["python3", "mybot.py"]}])
+    elsewhere = tmp_path.parent  # not the config's folder
+    out = tute("run", str(cfg), "--quiet", cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    assert "forfeit" not in out.stderr
+
+
+def test_an_entrant_that_forfeits_everything_is_reported_and_the_run_fails(tmp_path: Path) -> None:
+    script(tmp_path, "dies.py", """
+        import json, sys
+        print(json.dumps({"type": "hello", "name": "dies"}), flush=True)
+        for line in sys.stdin:
+            if json.loads(line)["type"] == "act":
+                sys.stderr.write("Traceback (most recent call last):\\n  File x\\nValueError: boom\\n")
+                sys.exit(1)
+    """)
+    cfg = write_config(tmp_path, deals=12, entrants=[RANDOM, {"name": "dies", "bot": ["python3", "dies.py"]}])
+    out = tute("run", str(cfg), "--quiet", cwd=tmp_path)
+    assert out.returncode == 3, out.stderr
+    err = out.stderr
+    assert "warning: dies forfeited" in err  # said during the run
+    assert "dies: 24 of 24 deals forfeited (24 crash)" in err and "ValueError: boom" in err
+    assert "forfeited every deal" in err
+
+
+def test_a_second_run_of_the_same_tournament_is_refused_and_a_killed_run_leaves_no_lock(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, deals=20000, workers=1, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    first = subprocess.Popen([TUTE, "run", str(cfg), "--quiet"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            db = tmp_path / "store.sqlite"
+            if db.exists() and sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] > 0:
+                break
+            time.sleep(0.2)
+        second = tute("run", str(cfg), "--quiet", cwd=tmp_path)
+        assert second.returncode == 2 and "being run by another tute" in second.stderr
+        assert f"pid {first.pid}" in second.stderr
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+    time.sleep(0.5)
+    third = subprocess.Popen([TUTE, "run", str(cfg), "--quiet"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        time.sleep(3)
+        assert third.poll() is None, third.stderr.read() if third.stderr else ""  # it runs: no stale lock
+    finally:
+        os.killpg(third.pid, signal.SIGKILL)
+        third.wait()
+
+
+def test_new_needs_yes_off_a_terminal_and_deletes_nothing_without_it(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, deals=2, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
+    count = sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    out = tute("run", str(cfg), "--new", "--quiet", cwd=tmp_path)
+    assert out.returncode == 2 and "--yes" in out.stderr
+    assert sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT COUNT(*) FROM games").fetchone()[0] == count
+    assert tute("run", str(cfg), "--new", "--yes", "--quiet", cwd=tmp_path).returncode == 0
+
+
+def test_a_crash_keeps_the_last_lines_of_the_bots_stderr(tmp_path: Path) -> None:
+    path = script(tmp_path, "crashy.py", """
+        import json, sys
+        print(json.dumps({"type": "hello", "name": "crashy"}), flush=True)
+        for line in sys.stdin:
+            if json.loads(line)["type"] == "act":
+                sys.stderr.write("/app/bot.js:3\\n    throw new Error('boom')\\n    ^\\nError: boom\\n"
+                                 "    at main (/app/bot.js:3:11)\\n\\nNode.js v20.11.0\\n")
+                sys.stderr.flush()
+                sys.exit(1)
+    """)
+    v = get_variant("tute-2")
+    crashy = make_player(["python3", str(path)])
+    other = make_player("random")
+    try:
+        rec = play_game(v, shuffled_deck(v, 1), 1, [crashy, other], seed=1)
+    finally:
+        crashy.close()
+    f = rec.result.forfeit
+    assert f is not None and f.reason == "crash"
+    assert "Error: boom" in f.detail and "Node.js v20" in f.detail
+    assert isinstance(BotFailure("crash", f.detail).detail, str)
