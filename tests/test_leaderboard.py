@@ -59,10 +59,18 @@ def test_formats(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(capsys.readouterr().out)
     with Store(store) as st:
         expected = [s.entrant for s in standings(st, "t")]
-    assert [s["entrant"] for s in data["standings"]] == expected and data["head_to_head"]
+        per_variant = {v: [s.entrant for s in standings(st, "t", v)] for v in ("tute-2", "tute-4-pairs")}
+    assert [s["entrant"] for s in data["pooled"]["standings"]] == expected and data["pooled"]["head_to_head"]
+    # every format carries every table: JSON one object with the pooled table and one per variant
+    assert {v: [s["entrant"] for s in t["standings"]] for v, t in data["variants"].items()} == per_variant
+    assert data["status"]["final"] is True and data["status"]["text"] == "final"
+    main(["leaderboard", "--store", store, "--format", "csv"])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[0][:4] == ["variant", "rank", "entrant", "rating"] and rows[0][-1] == "status"
+    assert {r[0] for r in rows[1:]} == {"*", "tute-2", "tute-4-pairs"} and len(rows) == 1 + 3 * 3
     main(["leaderboard", "--store", store, "--format", "csv", "--variant", "tute-2"])
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
-    assert rows[0][:3] == ["rank", "entrant", "rating"] and len(rows) == 4
+    assert len(rows) == 4 and {r[0] for r in rows[1:]} == {"tute-2"}
     main(["leaderboard", "--store", store, "--format", "github", "--matrix"])
     out = capsys.readouterr().out
     assert "| rank" in out and "±" in out and "variant tute-4-pairs" in out
@@ -71,6 +79,28 @@ def test_formats(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["leaderboard", "--store", store])
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "t: all variants" and "points/deal" in out
+
+
+def test_a_partial_tournament_says_so_in_every_format(played: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+    import sqlite3
+    copy = tmp_path / "partial.sqlite"
+    shutil.copy(load_config(played).store, copy)
+    db = sqlite3.connect(copy)
+    total = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    db.execute("DELETE FROM games WHERE id IN (SELECT id FROM games ORDER BY id LIMIT 10)")
+    db.execute("UPDATE tournaments SET finished = NULL")
+    db.commit()
+    db.close()
+    marker = f"partial: {total - 10} of {total} games played"
+    for fmt in ("plain", "github", "html", "csv", "json"):
+        main(["leaderboard", "--store", str(copy), "--format", fmt])
+        out = capsys.readouterr().out
+        assert marker in out, fmt
+        if fmt == "json":
+            assert json.loads(out)["status"] == {"final": False, "played": total - 10, "planned": total,
+                                                 "text": marker}
 
 
 def test_errors(played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

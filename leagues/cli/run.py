@@ -11,7 +11,8 @@ import click
 
 from leagues.tournament.config import ConfigError, load_config
 from leagues.tournament.forfeits import stored_forfeits
-from leagues.tournament.leaderboard import FORMATS, head_to_head, pick_tournament, render, standings, stored_setup
+from leagues.tournament.leaderboard import (FORMATS, head_to_head, pick_tournament, render_all, standings,
+                                            stored_setup, tournament_status)
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
 from leagues.tournament.store import Store, StoreError
 
@@ -28,18 +29,18 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 
 def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str | None = None,
                  matrix: bool = False) -> None:
+    """The pooled table and one per variant (or the one ``variant``), in any format, each saying whether
+    the tournament is final or partial (games played of planned)."""
     teams, _, _ = stored_setup(store, tournament)
     labels = [variant] if variant else [None, *teams] if len(teams) > 1 else [None]
-    for i, label in enumerate(labels):
+    tables = []
+    for label in labels:
         table = standings(store, tournament, label)
         h2h = head_to_head(store.games(tournament, variant=label), teams) if matrix else None
         title = f"{tournament}: " + (f"variant {label}" if label else
                                      "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
-        if i and fmt not in ("json", "csv"):
-            click.echo()
-        click.echo(render(table, fmt, title=title, h2h=h2h))
-        if fmt in ("json", "csv") and variant is None:
-            break  # machine formats: one table (the pooled one); ask --variant for the others
+        tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, table, h2h))
+    click.echo(render_all(tables, fmt, tournament, tournament_status(store, tournament)))
 
 
 def _confirm_new(name: str, store_path: Path, yes: bool) -> None:

@@ -9,6 +9,7 @@ rank, anything else a loss (in three- and four-player deals, second place is a l
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import math
@@ -186,7 +187,7 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
     if title and fmt != "html":
         parts.append(title)
     elif title:
-        parts.append(f"<h2>{title}</h2>")
+        parts.append(f"<h2>{html.escape(title)}</h2>")
     parts.append(tabulate([_cells(s) for s in table], headers=HEADERS, tablefmt=tablefmt, disable_numparse=True))
     if h2h is not None:
         head, rows = matrix_rows(table, h2h)
@@ -195,3 +196,60 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
                      if fmt != "html" else "<p>head to head: row's score against column, mean ± 95% interval</p>")
         parts.append(tabulate(rows, headers=head, tablefmt=tablefmt, disable_numparse=True))
     return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------- all tables
+@dataclass(frozen=True)
+class Status:
+    """Whether a table is final: a tournament's games stored against the games its schedule holds."""
+    played: int
+    planned: int | None
+    finished: bool
+
+    @property
+    def text(self) -> str:
+        if self.finished:
+            return "final"
+        of = f" of {self.planned}" if self.planned is not None else ""
+        return f"partial: {self.played}{of} games played"
+
+
+def tournament_status(store: Store, tournament: str) -> Status:
+    return Status(*store.progress(tournament))
+
+
+def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[tuple[str, str], HeadToHead] | None]],
+               fmt: str, tournament: str, status: Status) -> str:
+    """Every table of a tournament (the pooled one first, then one per variant: ``(label, title, table,
+    h2h)``) in one output of ``fmt``, with the status (final, or partial: games played of planned) in
+    every format: JSON one object (``pooled`` and ``variants``), CSV one table with ``variant`` and
+    ``status`` columns, the text formats a line under each title."""
+    if fmt == "json":
+        def one(title: str, table: Sequence[Standing], h2h: Any) -> dict[str, Any]:
+            d: dict[str, Any] = {"title": title, "standings": [asdict(x) for x in table]}
+            if h2h is not None:
+                d["head_to_head"] = [asdict(x) for _, x in sorted(h2h.items())]
+            return d
+        data: dict[str, Any] = {"tournament": tournament,
+                                "status": {"final": status.finished, "played": status.played,
+                                           "planned": status.planned, "text": status.text}}
+        for label, title, table, h2h in tables:
+            if label is None:
+                data["pooled"] = one(title, table, h2h)
+            else:
+                data.setdefault("variants", {})[label] = one(title, table, h2h)
+        return json.dumps(data, indent=2)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["variant", *HEADERS, "status"])
+        for label, _, table, _ in tables:
+            for x in table:
+                w.writerow([label or "*", x.rank, x.entrant, f"{x.rating:.4f}", f"{x.mu:.4f}", f"{x.sigma:.4f}",
+                            x.games, x.wins, x.draws, x.losses, f"{x.points_per_deal:.3f}", x.forfeits, status.text])
+        return buf.getvalue().rstrip("\n")
+    parts = []
+    for label, title, table, h2h in tables:
+        shown = title if status.finished else f"{title} ({status.text})"
+        parts.append(render(table, fmt, title=shown, h2h=h2h))
+    return "\n\n".join(parts)

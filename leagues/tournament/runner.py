@@ -575,6 +575,7 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, st
             if rnd.byes:
                 store.add_byes(cfg.name, cfg.variants[vi].label, r, rnd.byes)
     summary.total = sum(round_size(cfg, rnd) for rounds in plans for rnd in rounds)
+    store.set_planned(cfg.name, summary.total)
 
     def todo() -> Iterator[GameSpec]:
         """The games not stored yet, in schedule order (round, variant, table, deal, rotation), made
@@ -609,6 +610,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
         specs = sorted((s for _, _, ss in rounds for s in ss), key=lambda g: g.order)
         if progress is None:
             summary.total = len(specs) * cfg.rounds
+            store.set_planned(cfg.name, summary.total)
             progress = Progress(cfg.name, summary.total, 0, show, stream)
         todo = [s for s in specs if s.id not in stored]
         summary.skipped += len(specs) - len(todo)

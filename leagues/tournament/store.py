@@ -62,6 +62,10 @@ CREATE TABLE IF NOT EXISTS games (
     record TEXT NOT NULL,       -- JSON, the full game record (tute-arena/1)
     finished REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS plans (
+    tournament TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
+    planned INTEGER NOT NULL    -- games the schedule holds (Swiss: every round), for "9 of 336"
+);
 CREATE TABLE IF NOT EXISTS byes (
     tournament TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
     variant TEXT NOT NULL,
@@ -184,6 +188,18 @@ class Store:
             for table in ("games", "byes", "entrants"):
                 self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
+
+    def set_planned(self, name: str, planned: int) -> None:
+        """The number of games ``name``'s schedule holds (what a partial table is counted against)."""
+        with self._tx():
+            self.db.execute("INSERT OR REPLACE INTO plans (tournament, planned) VALUES (?, ?)", (name, planned))
+
+    def progress(self, name: str) -> tuple[int, int | None, bool]:
+        """(games stored, games planned or None if never recorded, finished) of a tournament."""
+        played = self.db.execute("SELECT COUNT(*) FROM games WHERE tournament = ?", (name,)).fetchone()[0]
+        row = self.db.execute("SELECT planned FROM plans WHERE tournament = ?", (name,)).fetchone()
+        t = self.tournament(name)
+        return int(played), (int(row[0]) if row else None), bool(t is not None and t.finished is not None)
 
     def mark_finished(self, name: str) -> None:
         with self._tx():
