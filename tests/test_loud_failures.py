@@ -144,3 +144,60 @@ def test_a_crash_keeps_the_last_lines_of_the_bots_stderr(tmp_path: Path) -> None
     assert f is not None and f.reason == "crash"
     assert "Error: boom" in f.detail and "Node.js v20" in f.detail
     assert isinstance(BotFailure("crash", f.detail).detail, str)
+
+
+# ------------------------------------------------------------------------------------------- tute play
+def test_play_lists_forfeits_by_reason_and_keeps_the_bots_stderr(tmp_path: Path) -> None:
+    bot = script(tmp_path, "half.py", """
+        import json, sys
+        print(json.dumps({"type": "hello", "name": "half"}), flush=True)
+        n = 0
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "act":
+                n += 1
+                if n % 3 == 0:
+                    print("thinking hard", file=sys.stderr, flush=True)
+                    print(json.dumps({"action": "play 99z"}), flush=True)
+                else:
+                    print(json.dumps({"action": m["legal"][0]}), flush=True)
+    """)
+    out = tute("play", "tute-2", "random", f"python3 {bot}", "-n", "6", "--records", "games.jsonl", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "forfeits of seat 1" in out.stdout and "illegal" in out.stdout and "play 99z" in out.stdout
+    log = (tmp_path / "games.log").read_text()
+    assert "thinking hard" in log
+
+
+def test_play_params_per_bot_and_workers_give_the_same_records(tmp_path: Path) -> None:
+    one = tute("play", "tute-2", "random", "random", "-n", "40", "-p", '{"seed": 1}', "-p", '{"seed": 2}',
+               "--records", "one.jsonl", cwd=tmp_path)
+    two = tute("play", "tute-2", "random", "random", "-n", "40", "-p", '{"seed": 1}', "-p", '{"seed": 2}',
+               "--records", "two.jsonl", "-j", "2", cwd=tmp_path)
+    other = tute("play", "tute-2", "random", "random", "-n", "40", "-p", '{"seed": 5}', "-p", '{"seed": 2}',
+                 "--records", "other.jsonl", cwd=tmp_path)
+    assert one.returncode == two.returncode == other.returncode == 0, one.stderr + two.stderr
+    assert (tmp_path / "one.jsonl").read_text() == (tmp_path / "two.jsonl").read_text()
+    assert (tmp_path / "one.jsonl").read_text() != (tmp_path / "other.jsonl").read_text()  # params reach the bot
+    bad = tute("play", "tute-2", "random", "random", "-p", "{}", cwd=tmp_path)
+    assert bad.returncode == 2 and "one per bot" in bad.stderr
+
+
+def test_play_names_columns_by_what_they_count(tmp_path: Path) -> None:
+    out = tute("play", "cabron", "random", "random", "random", "-n", "10", cwd=tmp_path)
+    head = out.stdout.splitlines()[1]
+    assert "lost deals" in head and "wins" not in head and head.split()[0] == "seats"
+    pairs = tute("play", "tute-4-pairs", "greedy", "random", "-n", "4", cwd=tmp_path)
+    assert "0+2" in pairs.stdout and "1+3" in pairs.stdout
+
+
+def test_ctrl_c_prints_the_summary_of_the_games_finished(tmp_path: Path) -> None:
+    proc = subprocess.Popen([TUTE, "play", "tute-2", "search", "random", "-n", "100000"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    first = out.splitlines()[0]
+    assert first.startswith("tute-2: ") and "of 100000 deals" in first and "interrupted" in err
+    assert "Traceback" not in err

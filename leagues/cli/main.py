@@ -6,8 +6,12 @@ Every error a user can cause ends in one line on stderr and exit status 2 (click
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sys
-from typing import Any, Sequence
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
 
 import click
 from tabulate import tabulate
@@ -17,7 +21,8 @@ from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError, make_player
 
-from leagues.tournament.quickplay import play_deals, play_matches
+from leagues.tournament.forfeits import first_line
+from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 
 
 class UserError(click.ClickException):
@@ -93,12 +98,15 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
 @cli.command()
 @click.argument("variant")
 @click.argument("bots", nargs=-1, required=True)
-@click.option("--games", "-n", default=100, show_default=True, type=click.IntRange(1), help="Deals to play.")
+@click.option("--games", "-n", default=100, show_default=True, type=click.IntRange(1),
+              help="Deals to play (matches, with --match).")
 @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
 @click.option("--records", type=click.Path(dir_okay=False, writable=True),
               help="Write every game record to this file as JSON lines.")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="Rule option override (JSON value), e.g. -o undertrump_required=true.")
+@click.option("--params", "-p", "params", multiple=True, metavar="JSON",
+              help="A bot's parameters as a JSON object, once per bot in the order of BOTS ('{}' for none).")
 @click.option("--isolation", type=click.Choice(["auto", "inprocess", "subprocess"]), default="auto",
               show_default=True, help="auto: tute-arena's own bots in-process, other Python bots in a subprocess.")
 @click.option("--time-limit", "time_limit_ms", default=1000, show_default=True, type=click.IntRange(1),
@@ -106,20 +114,28 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
 @click.option("--match", "match_text", metavar="RULE",
               help="Play GAMES matches instead of deals: first_to:K, points:T, letters[:L] or deals:N "
                    "(docs/rules.md, \"Matches\"); 'default' is the variant's usual match.")
+@click.option("--workers", "-j", default=1, show_default=True, type=click.IntRange(1, 256),
+              help="Processes playing deals at once (the same records as one).")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False),
+              help="The bots' stderr and warnings (default: beside --records, else ./tute-play.log).")
 def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: str | None,
-         options: tuple[str, ...], isolation: str, time_limit_ms: int, match_text: str | None) -> None:
+         options: tuple[str, ...], params: tuple[str, ...], isolation: str, time_limit_ms: int,
+         match_text: str | None, workers: int, log_path: str | None) -> None:
     """Play GAMES deals of VARIANT between BOTS (the dealer rotates) and print a summary.
 
     Each of BOTS is an entry point name (see `tute bots list`), module:Class, or an external command
     speaking the JSON-lines protocol (docs/protocol.md): quote it; a string containing a space or
-    starting with ./ or / is a command. For a pairs variant two bots make the two sides.
+    starting with ./ or / is a command. For a pairs variant two bots make the two sides. Forfeits are
+    listed by reason with the first detail; Ctrl-C stops and prints the summary of the games finished
+    (exit 130).
 
     \b
     Example:
       tute play tute-2 random random --games 1000 --seed 7 --records games.jsonl
       tute play tute-4-pairs greedy random -n 200
       tute play tute-2 greedy "python3 examples/random_bot.py" -n 100
-      tute play cabron random random random -n 60   (letters of C-A-B-R-O-N per seat)
+      tute play tute-2 random random -p '{"seed": 1}' -p '{"seed": 2}' -j 2
+      tute play cabron random random random -n 60   (lost deals and letters of C-A-B-R-O-N)
       tute play tute-2 greedy random -n 50 --match first_to:3
     """
     try:
@@ -130,53 +146,144 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             rule.check(v)
     except (VariantError, MatchError) as exc:
         raise UserError(f"--match {match_text}: {exc}" if isinstance(exc, MatchError) else str(exc)) from None
+    bot_params = _parse_params(params, len(bots))
     specs = _seat_players(variant, v.players, v.pairs, bots)
-    players = []
-    try:
-        for spec in specs:
-            players.append(make_player(spec, isolation=isolation, time_limit_ms=time_limit_ms))
-            players[-1].start()  # a bot that cannot start is the user's error, not a forfeit per deal
-    except (BotLoadError, BotFailure) as exc:
-        for p in players:
-            p.close()
-        if isinstance(exc, BotFailure):
-            raise UserError(exc.detail if repr(spec) in exc.detail else f"bot {spec!r}: {exc.detail}") from None
-        raise UserError(str(exc)) from None
+    seat_params = _seat_players(variant, v.players, v.pairs, tuple(json.dumps(p) for p in bot_params))
+    lineup = Lineup(tuple(specs), tuple(json.loads(p) for p in seat_params), isolation, time_limit_ms)
     names = [f"{spec}" for spec in specs]
-    out = None
-    if records:
-        try:
-            out = open(records, "w", encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"{records}: {exc.strerror}") from None
+    log_file = Path(log_path) if log_path else (Path(records).with_suffix(".log") if records else Path("tute-play.log"))
+    handler = _bot_log(log_file)
     try:
-        write = (lambda rec: out.write(rec.dumps() + "\n")) if out else None
-        if rule is None:
-            tally = play_deals(v, variant, players, names, games, seed, on_record=write)
-        else:
-            tally = play_matches(v, variant, players, names, games, seed, rule, on_record=write)
+        try:  # a bot that cannot start is the user's error, not a forfeit per deal
+            close_all(lineup.players())
+        except (BotLoadError, BotFailure) as exc:
+            if isinstance(exc, BotFailure):
+                raise UserError(f"a bot did not start: {' | '.join(exc.detail.splitlines())[:600]} (log: {log_file})") from None
+            raise UserError(str(exc)) from None
+        out = None
+        if records:
+            try:
+                out = open(records, "w", encoding="utf-8")
+            except OSError as exc:
+                raise UserError(f"{records}: {exc.strerror}") from None
+        progress = _progress(games, "matches" if rule else "deals")
+        try:
+            tally = play_run(v, variant, lineup, names, games, seed, rule=rule, workers=workers,
+                             on_record=(lambda rec: out.write(rec.dumps() + "\n")) if out else None,
+                             on_progress=progress)
+        finally:
+            if out:
+                out.close()
+            if progress is not None:
+                progress(-1)
     finally:
-        if out:
-            out.close()
-        for p in players:
-            p.close()
-    rows = [[s, names[s], st.wins, st.shared, st.losses, f"{st.points / tally.deals:.1f}", st.tutes, st.forfeits]
-            for s, st in enumerate(tally.seats)]
+        logging.getLogger("arena.hosting").removeHandler(handler)
+        handler.close()
+    _print_play(v, variant, names, tally, games, seed, rule, records, log_file)
+    if tally.interrupted:
+        click.echo("tute: interrupted: the summary above counts the games finished", err=True)
+        sys.exit(130)
+
+
+def _parse_params(params: Sequence[str], bots: int) -> list[dict[str, Any]]:
+    if not params:
+        return [{} for _ in range(bots)]
+    if len(params) != bots:
+        raise UserError(f"--params: give one per bot ({bots}), '{{}}' for none; got {len(params)}")
+    out = []
+    for i, text in enumerate(params):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"--params {text[:80]!r} (bot {i + 1}): not JSON: {exc.msg}") from None
+        if not isinstance(value, dict):
+            raise UserError(f"--params {text[:80]!r} (bot {i + 1}): expected a JSON object")
+        out.append(value)
+    return out
+
+
+def _bot_log(path: Path) -> logging.Handler:
+    """The bots' stderr and the hosts' warnings go to ``path`` (as ``tute run`` keeps them in its log)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--log {path}: {exc.strerror or exc}") from None
+    if path.is_dir() or not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"--log {path}: not a file that can be written")
+    # created on the first line only: a run without a word from any bot leaves no file behind
+    handler: logging.Handler = logging.FileHandler(path, mode="w", encoding="utf-8", delay=True)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+    host_log = logging.getLogger("arena.hosting")
+    host_log.addHandler(handler)
+    host_log.setLevel(logging.INFO)
+    return handler
+
+
+def _progress(total: int, unit: str) -> Callable[[int], None] | None:
+    """A progress line on a terminal (stderr), redrawn at most five times a second; -1 ends it."""
+    if not sys.stderr.isatty():
+        return None
+    last = [0.0]
+
+    def step(done: int) -> None:
+        if done < 0:
+            click.echo("\r\033[K", nl=False, err=True)
+            return
+        now = time.monotonic()
+        if now - last[0] >= 0.2 or done == total:
+            last[0] = now
+            click.echo(f"\r{done}/{total} {unit}", nl=False, err=True)
+
+    return step
+
+
+def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, games: int, seed: int,
+                rule: MatchRule | None, records: str | None, log_file: Path) -> None:
+    """One row per side (a pairs side is its two seats), columns named by what they count."""
+    played = tally.matches if rule else tally.deals
+    done = f"{played} of {games}" if tally.interrupted else f"{played}"
     if rule is None:
-        click.echo(f"{variant}: {games} deals, seed {seed}")
-        headers = ["seat", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
+        click.echo(f"{variant}: {done} deals, seed {seed}")
     else:
-        click.echo(f"{variant}: {games} matches ({rule.text}), {tally.deals} deals, seed {seed}")
-        headers = ["seat", "bot", "matches won", "shared", "lost", "points/deal", "tutes", "forfeits"]
-    if tally.letters is not None:  # cabrón, cabrero: each loss is a letter of C-A-B-R-O-N, six are out
-        for s, row in enumerate(rows):
-            row += [tally.letters.word(s), tally.words[s]]
-        headers += ["letters", "cabrón"]
+        click.echo(f"{variant}: {done} matches ({rule.text}), {tally.deals} deals, seed {seed}")
+    losers = v.scoring == "losers"
+    per_deal = max(tally.deals, 1)
+    rows = []
+    for team in v.teams:
+        seats = [tally.seats[s] for s in team]
+        first = seats[0]
+        where = "+".join(map(str, team))
+        pts = f"{sum(st.points for st in seats) / per_deal:.1f}"
+        tutes, forfeits = sum(st.tutes for st in seats), sum(st.forfeits for st in seats)
+        if rule is not None:
+            rows.append([where, names[team[0]], first.wins, first.shared, first.losses, pts, tutes, forfeits])
+        elif losers:
+            row = [where, names[team[0]], first.lost_deals, pts, forfeits]
+            if tally.letters is not None:
+                row += [tally.letters.word(team[0]), tally.words[team[0]]]
+            rows.append(row)
+        else:
+            rows.append([where, names[team[0]], first.wins, first.shared, first.losses, pts, tutes, forfeits])
+    if rule is not None:
+        headers = ["seats", "bot", "matches won", "shared", "lost", "points/deal", "tutes", "forfeits"]
+    elif losers:
+        headers = ["seats", "bot", "lost deals", "points/deal", "forfeits", "letters", "cabrón"]
+    else:
+        headers = ["seats", "bot", "wins", "draws", "losses", "points/deal", "tutes", "forfeits"]
     click.echo(tabulate(rows, headers=headers))
+    for team in v.teams:
+        for s in team:
+            st = tally.seats[s]
+            if st.forfeits:
+                reasons = ", ".join(f"{n} {r}" for r, n in st.reasons.most_common())
+                gid, detail = st.first[st.reasons.most_common(1)[0][0]]
+                click.echo(f"forfeits of seat {s} ({names[s]}): {reasons}; first, {gid}: {first_line(detail)}")
     rate = tally.deals / tally.seconds if tally.seconds > 0 else float("inf")
     click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {rate:.0f} games/s, {tally.decisions} decisions")
     if records:
         click.echo(f"records: {records}")
+    if any(st.forfeits for st in tally.seats):
+        click.echo(f"bots' stderr and warnings: {log_file}")
 
 
 def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
