@@ -4,6 +4,8 @@ to `pip install -e`, `tute bots list`, `tute bots check` and a game."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +126,38 @@ def test_scaffolded_plugin_installs_lists_checks_and_plays(tmp_path: Path) -> No
     finally:
         subprocess.run(pip + ["uninstall", "-y", "tute-bot-zz-scaffold"], capture_output=True, timeout=120)
     assert "zz-scaffold" not in _tute("bots", "list").stdout
+
+
+def test_a_scaffold_installs_in_a_fresh_venv_with_no_package_index(tmp_path: Path) -> None:
+    """tute-arena is not on any index: a scaffold that required it could never be installed by pip in
+    a fresh environment. It installs with no index at all, beside tute-arena from its clone."""
+    target = tmp_path / "bot"
+    assert CliRunner().invoke(cli, ["bots", "new", "zz-fresh", str(target)]).exit_code == 0
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "-q", "install", "--no-index",
+           "--no-build-isolation"]
+    # the venv's own setuptools builds an editable install only with ``wheel``, which build isolation
+    # would fetch from an index: lend it this environment's copy (and nothing else of it)
+    import importlib
+    lent = tmp_path / "lent"
+    lent.mkdir()
+    for name in ("wheel", "packaging"):
+        here = Path(importlib.import_module(name).__file__).resolve().parent
+        shutil.copytree(here, lent / name)
+        for info in here.parent.glob(f"{name}-*.dist-info"):
+            shutil.copytree(info, lent / info.name)
+    env = {**os.environ, "PYTHONPATH": str(lent)}
+    alone = subprocess.run(pip + ["-e", str(target)], capture_output=True, text=True, timeout=180, env=env)
+    assert alone.returncode == 0, alone.stderr  # nothing to fetch: it declares no dependency
+    repo = Path(__file__).resolve().parents[1]
+    both = subprocess.run(pip + ["--no-deps", "-e", str(repo)], capture_output=True, text=True, timeout=180, env=env)
+    assert both.returncode == 0, both.stderr
+    # tute-arena's own dependencies come from this test run's environment (no index to fetch them from)
+    deps = [p for p in sys.path if p.endswith("site-packages")]
+    found = subprocess.run([str(venv / "bin" / "python"), "-c",
+                            "from arena.hosting import installed_bots, make_player; "
+                            "assert 'zz-fresh' in installed_bots(); make_player('zz-fresh', isolation='inprocess')"],
+                           capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": os.pathsep.join(deps)})
+    assert found.returncode == 0, found.stderr

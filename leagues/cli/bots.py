@@ -139,8 +139,8 @@ def new(name: str, directory: str | None, force: bool) -> None:
 
 
 def _scaffold(name: str, module: str, cls: str) -> dict[str, str]:
-    from arena import __version__
-
+    # no dependency on tute-arena: it is installed from its clone, not from an index, so a declared
+    # requirement could never be met by pip in a fresh environment; the bot imports it at run time
     pyproject = f'''[build-system]
 requires = ["setuptools>=64"]
 build-backend = "setuptools.build_meta"
@@ -150,7 +150,9 @@ name = "tute-bot-{name}"
 version = "0.1.0"
 description = "A Tute bot for tute-arena"
 requires-python = ">=3.10"
-dependencies = ["tute-arena>={__version__}"]
+# tute-arena itself is not on a package index: install this bot into the environment that has it
+# (pip install -e PATH/TO/tute-arena -e .); it is imported at run time, not declared here
+dependencies = []
 
 [project.entry-points."tute_arena.bots"]
 {name} = "{module}.bot:{cls}"
@@ -230,9 +232,13 @@ def test_reproducible():
 '''
     readme = f"""# tute-bot-{name}
 
-A bot for [tute-arena](https://github.com/) announced as `{name}` in the `tute_arena.bots` entry point group.
+A bot for tute-arena, announced as `{name}` in the `tute_arena.bots` entry point group.
 
-    pip install -e .
+Install it into the environment where tute-arena is installed (tute-arena comes from its clone, not
+from a package index, so this package does not declare it as a dependency):
+
+    pip install -e .                                # in tute-arena's .venv
+    pip install -e PATH/TO/tute-arena -e .          # or: a fresh environment, both from source
     tute bots list
     tute bots check {name}
     tute play tute-2 {name} random --games 200
