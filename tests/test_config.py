@@ -3,6 +3,8 @@ file and the key, exit 2, and no store."""
 
 from __future__ import annotations
 
+import re
+
 import dataclasses
 import subprocess
 import sys
@@ -67,7 +69,7 @@ def test_bad_config_is_one_line_exit_2_and_no_store(tmp_path: Path, capsys: pyte
     path = write_config(tmp_path, **kw)
     with pytest.raises(ConfigError) as err:
         load_config(path)
-    assert str(err.value).startswith(f"{path}: ") and message in str(err.value), str(err.value)
+    assert re.match(rf"{re.escape(str(path))}(:\d+)?: ", str(err.value)) and message in str(err.value), str(err.value)
     with pytest.raises(SystemExit) as exit_:
         main(["run", str(path)])
     assert exit_.value.code == 2
@@ -99,3 +101,37 @@ def test_cli_subprocess_bad_config(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "entrants[1].bot: unknown bot 'nosuchbot'" in proc.stderr
     assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_every_error_of_a_file_at_once_each_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "tournament.toml"
+    path.write_text("""name = "t"
+deals = 0
+format = "knockout"
+
+[rating]
+tau = -1
+
+[[variants]]
+name = "tute-9"
+
+[[entrants]]
+name = "a"
+bot = "random"
+
+[[entrants]]
+name = "b"
+bot = "nosuchbot"
+colour = "red"
+""")
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(path)])
+    assert exit_.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    text = "\n".join(lines)
+    for expected in (f"{path}:2: deals: must be at least 1", f"{path}:3: format: must be one of",
+                     f"{path}:6: rating.tau: must not be negative", f"{path}:9: variants[0].name: unknown variant",
+                     f"{path}:18: entrants[1].colour: unknown key"):
+        assert expected in text, text
+    assert len(lines) == 5 and lines[0].startswith("tute: error: ")
+    assert not (tmp_path / "runs").exists()

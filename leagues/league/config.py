@@ -129,9 +129,15 @@ def load_league(path: str | os.PathLike[str]) -> LeagueConfig:
     return parse_league(text, source=source, base=p.resolve().parent)
 
 
+def _variants(c: Checker, data: dict[str, Any]) -> tuple[VariantConfig, ...]:
+    variants = parse_variants(c, data, _ANY_FIELD)
+    c.done()  # the variants' errors, collected
+    return variants
+
+
 def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None) -> LeagueConfig:
     """Validate a league.toml's text; relative paths are taken from ``base`` (the file's folder)."""
-    c = Checker(source)
+    c = Checker(source, text)
     base = base or Path.cwd()
     try:
         data = tomllib.loads(text)
@@ -165,7 +171,7 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None)
         duplicate=c.get(data, "", "duplicate", bool, True), workers=ints["workers"],
         time_limit_ms=ints["time_limit_ms"], memory_mb=ints["memory_mb"], max_tables=ints["max_tables"],
         store=store, log=base / log if log else store.with_suffix(".log"), divisions=ints["divisions"],
-        promote=ints["promote"], variants=parse_variants(c, data, _ANY_FIELD), rating=_rating(c, data),
+        promote=ints["promote"], variants=_variants(c, data), rating=_rating(c, data),
         check_deals=check_deals, check_reproducible=c.get(check, "check", "require_reproducible", bool, False),
         text=text, source=source)
 

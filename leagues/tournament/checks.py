@@ -6,7 +6,10 @@ form, ``FILE: key.path: what is wrong``, and names refused in one are refused in
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 #: characters refused in names, because game ids are paths made of them
 ID_UNSAFE = set("/ \t\n")
@@ -17,13 +20,44 @@ class ConfigError(ValueError):
 
 
 class Checker:
-    """Typed reads of one TOML table, each error prefixed with the file and the key path."""
+    """Typed reads of one TOML table, each error prefixed with the file, the line where the key stands
+    (when the file's text is known) and the key path: ``tournament.toml:12: entrants[2].bot: ...``.
 
-    def __init__(self, source: str) -> None:
+    ``collect`` runs one independent check and keeps its error instead of stopping, so that a file's
+    every problem is reported at once (``done`` raises them together, one per line)."""
+
+    def __init__(self, source: str, text: str | None = None) -> None:
         self.source = source
+        self.lines = key_lines(text) if text is not None else {}
+        self.errors: list[str] = []
 
     def fail(self, key: str, message: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {key}: {message}" if key else f"{self.source}: {message}")
+        line = self.line_of(key)
+        where = f"{self.source}:{line}" if line else self.source
+        return ConfigError(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+    def line_of(self, key: str) -> int | None:
+        """The line of ``key`` (``entrants[2].bot``), or of the nearest enclosing key or table found."""
+        path = key
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return None
+
+    def collect(self, check: Callable[[], T], default: T) -> T:
+        """Run ``check``; on a ConfigError keep its message, return ``default`` and go on."""
+        try:
+            return check()
+        except ConfigError as exc:
+            self.errors.append(str(exc))
+            return default
+
+    def done(self) -> None:
+        """Raise every error collected, one per line (the first is the one a quick look needs)."""
+        if self.errors:
+            raise ConfigError("\n".join(dict.fromkeys(self.errors)))
 
     def table(self, data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
         if not isinstance(data, dict):
@@ -66,3 +100,39 @@ def _tname(value: Any) -> str:
 def _kname(kinds: tuple[type, ...]) -> str:
     return " or ".join({bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
                         dict: "table"}.get(k, k.__name__) for k in kinds)
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"]+)\s*\]\]?")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Where each key stands in a TOML text, by the key path the checker names (``rating.tau``,
+    ``entrants[2].bot``, ``entrants[2]`` for the table itself): a line scan of headers and ``key =``
+    lines, enough for error messages (a key inside an inline table maps to the line of the table's key)."""
+    out: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    prefix = ""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("#"):
+            continue
+        m = _HEADER.match(line)
+        if m:
+            name = m.group(2).replace('"', "")
+            if m.group(1) == "[[":
+                i = counts.get(name, 0)
+                counts[name] = i + 1
+                prefix = f"{name}[{i}]"
+            else:
+                parts = name.split(".")
+                if parts[0] in counts:  # [variants.options] under the last [[variants]]
+                    prefix = ".".join([f"{parts[0]}[{counts[parts[0]] - 1}]", *parts[1:]])
+                else:
+                    prefix = name
+            out.setdefault(prefix, number)
+            continue
+        m = _KEY.match(line)
+        if m:
+            key = m.group(1).strip('"')
+            out.setdefault(f"{prefix}.{key}" if prefix else key, number)
+    return out

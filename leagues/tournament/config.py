@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -152,81 +153,101 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
         raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: TOML syntax error: {exc}") from None
-    return parse_config(data, source=source, base=p.resolve().parent)
+    return parse_config(data, source=source, base=p.resolve().parent, text=raw.decode("utf-8"))
 
 
 def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
-                 base: Path | None = None) -> TournamentConfig:
-    """Validate parsed TOML; relative paths are taken from ``base`` (the file's folder)."""
-    c = Checker(source)
+                 base: Path | None = None, text: str | None = None) -> TournamentConfig:
+    """Validate parsed TOML; relative paths are taken from ``base`` (the file's folder). Every problem
+    of the file is reported at once: each key (and each variant and entrant) is checked on its own and
+    the errors are raised together, one line each, with the line the key stands on when ``text`` (the
+    file's text) is given."""
+    c = Checker(source, text)
     base = base or Path.cwd()
-    c.table(data, "", TOP_KEYS)
-    name = c.name(c.get(data, "", "name", str), "name")
-    seed = c.get(data, "", "seed", int, 0)
-    fmt = c.get(data, "", "format", str, "round-robin")
-    if fmt not in FORMATS:
-        raise c.fail("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    rounds = c.get(data, "", "rounds", int, None)
-    if rounds is not None and rounds < 1:
-        raise c.fail("rounds", f"must be at least 1, not {rounds}")
-    if fmt == "swiss" and rounds is None:
-        raise c.fail("rounds", "missing (a Swiss tournament needs its number of rounds)")
-    deals = c.get(data, "", "deals", int, 2)
-    if deals < 1:
-        raise c.fail("deals", f"must be at least 1, not {deals}")
-    duplicate = c.get(data, "", "duplicate", bool, True)
-    workers = c.get(data, "", "workers", int, 0)
-    if workers < 0:
-        raise c.fail("workers", f"must be 0 (one per CPU) or more, not {workers}")
-    time_limit_ms = c.get(data, "", "time_limit_ms", int, 1000)
-    if time_limit_ms < 1:
-        raise c.fail("time_limit_ms", f"must be positive, not {time_limit_ms}")
-    memory_mb = c.get(data, "", "memory_mb", int, 1024)
-    if memory_mb < 16:
-        raise c.fail("memory_mb", f"must be at least 16, not {memory_mb}")
-    max_tables = c.get(data, "", "max_tables", int, 200)
-    if max_tables < 1:
-        raise c.fail("max_tables", f"must be at least 1, not {max_tables}")
-    store = base / c.get(data, "", "store", str, f"runs/{name}.sqlite")
-    log = c.get(data, "", "log", str, None)
+    c.collect(lambda: c.table(data, "", TOP_KEYS), None)
+    name = c.collect(lambda: c.name(c.get(data, "", "name", str), "name"), "?")
+    seed = c.collect(lambda: c.get(data, "", "seed", int, 0), 0)
+    fmt = c.collect(lambda: _choice(c, data, "format", FORMATS, "round-robin"), "round-robin")
+    rounds = c.collect(lambda: _rounds(c, data, fmt), None)
+    deals = c.collect(lambda: _at_least(c, data, "deals", 2, 1), 2)
+    duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
+    workers = c.collect(lambda: _at_least(c, data, "workers", 0, 0, "0 (one per CPU) or more"), 0)
+    time_limit_ms = c.collect(lambda: _at_least(c, data, "time_limit_ms", 1000, 1), 1000)
+    memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
+    max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
+    store = base / c.collect(lambda: c.get(data, "", "store", str, f"runs/{name}.sqlite"), f"runs/{name}.sqlite")
+    log = c.collect(lambda: c.get(data, "", "log", str, None), None)
     log_path = base / log if log else store.with_suffix(".log")
 
     entrants = _entrants(c, data, base)
-    variants = parse_variants(c, data, len(entrants))
-    rating = _rating(c, data)
+    listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
+    variants = parse_variants(c, data, len(listed) if isinstance(listed, list) and listed else None)
+    rating = c.collect(lambda: _rating(c, data), RatingConfig())
+    c.done()
     return TournamentConfig(
         name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate,
         workers=workers, time_limit_ms=time_limit_ms, memory_mb=memory_mb, store=store, log=log_path,
         max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source)
 
 
-def parse_variants(c: Checker, data: dict[str, Any], n_entrants: int) -> tuple[VariantConfig, ...]:
-    items = c.get(data, "", "variants", list)
-    if not items:
-        raise c.fail("variants", "empty: name at least one variant")
+def _choice(c: Checker, data: dict[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:
+    value = c.get(data, "", key, str, default)
+    if value not in allowed:
+        raise c.fail(key, f"must be one of {', '.join(allowed)}, not {value!r}")
+    return str(value)
+
+
+def _at_least(c: Checker, data: dict[str, Any], key: str, default: int, low: int, words: str = "") -> int:
+    value = c.get(data, "", key, int, default)
+    if value < low:
+        raise c.fail(key, f"must be {words or f'at least {low}'}, not {value}")
+    return int(value)
+
+
+def _rounds(c: Checker, data: dict[str, Any], fmt: str) -> int | None:
+    rounds = c.get(data, "", "rounds", int, None)
+    if rounds is not None and rounds < 1:
+        raise c.fail("rounds", f"must be at least 1, not {rounds}")
+    if fmt == "swiss" and rounds is None:
+        raise c.fail("rounds", "missing (a Swiss tournament needs its number of rounds)")
+    return rounds
+
+
+def parse_variants(c: Checker, data: dict[str, Any], n_entrants: int | None) -> tuple[VariantConfig, ...]:
+    """Every variant table, each checked on its own (its errors collected in ``c``)."""
+    items = c.collect(lambda: c.get(data, "", "variants", list), [])
+    if not items and "variants" in data and isinstance(data["variants"], list):
+        c.errors.append(str(c.fail("variants", "empty: name at least one variant")))
+    elif "variants" not in data:
+        pass  # "missing", collected above
     out: list[VariantConfig] = []
     for i, item in enumerate(items):
-        where = f"variants[{i}]"
-        c.table(item, where, VARIANT_KEYS)
-        preset = c.get(item, where, "name", str)
-        options = c.get(item, where, "options", dict, {})
-        try:
-            get_variant(preset)
-        except VariantError as exc:
-            raise c.fail(f"{where}.name", str(exc)) from None
-        try:
-            variant = get_variant(preset, **options)
-        except VariantError as exc:
-            raise c.fail(f"{where}.options", str(exc)) from None
-        label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
-        if any(v.label == label for v in out):
-            raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
-        vc = VariantConfig(label, preset, dict(options), variant, _match_rule(c, item, where, variant))
-        if vc.sides > n_entrants:
-            raise c.fail(f"{where}.name", f"{preset} needs {vc.sides} entrants at a table, "
-                                          f"the tournament has {n_entrants}")
-        out.append(vc)
+        vc = c.collect(lambda: _variant(c, item, f"variants[{i}]", out, n_entrants), None)
+        if vc is not None:
+            out.append(vc)
     return tuple(out)
+
+
+def _variant(c: Checker, item: Any, where: str, before: list[VariantConfig], n_entrants: int | None) -> VariantConfig:
+    c.table(item, where, VARIANT_KEYS)
+    preset = c.get(item, where, "name", str)
+    options = c.get(item, where, "options", dict, {})
+    try:
+        get_variant(preset)
+    except VariantError as exc:
+        raise c.fail(f"{where}.name", str(exc)) from None
+    try:
+        variant = get_variant(preset, **options)
+    except VariantError as exc:
+        raise c.fail(f"{where}.options", str(exc)) from None
+    label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
+    if any(v.label == label for v in before):
+        raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
+    vc = VariantConfig(label, preset, dict(options), variant, _match_rule(c, item, where, variant))
+    if n_entrants is not None and vc.sides > n_entrants:
+        raise c.fail(f"{where}.name", f"{preset} needs {vc.sides} entrants at a table, "
+                                      f"the tournament has {n_entrants}")
+    return vc
 
 
 def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) -> MatchRule | None:
@@ -252,32 +273,38 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
 
 
 def _entrants(c: Checker, data: dict[str, Any], base: Path) -> tuple[EntrantConfig, ...]:
-    items = c.get(data, "", "entrants", list)
-    if len(items) < 2:
-        raise c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")
+    """Every entrant table, each checked on its own (its errors collected in ``c``)."""
+    items = c.collect(lambda: c.get(data, "", "entrants", list), [])
+    if "entrants" in data and isinstance(data["entrants"], list) and len(items) < 2:
+        c.errors.append(str(c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")))
     out: list[EntrantConfig] = []
     for i, item in enumerate(items):
-        where = f"entrants[{i}]"
-        c.table(item, where, ENTRANT_KEYS)
-        name = c.name(c.get(item, where, "name", str), f"{where}.name")
-        if any(e.name == name for e in out):
-            raise c.fail(f"{where}.name", f"{name!r} is used twice")
-        bot = c.get(item, where, "bot", (str, list))
-        if isinstance(bot, list):
-            if not bot or not all(isinstance(a, str) for a in bot):
-                raise c.fail(f"{where}.bot", "a command must be a non-empty array of strings")
-            bot = tuple(bot)
-        params = c.get(item, where, "params", dict, {})
-        isolation = c.get(item, where, "isolation", str, "auto")
-        if isolation not in ISOLATIONS:
-            raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-        cwd = str(base) if isinstance(bot, tuple) else None
-        try:
-            check_bot(bot, cwd)
-        except BotLoadError as exc:
-            raise c.fail(f"{where}.bot", str(exc)) from None
-        out.append(EntrantConfig(name, bot, dict(params), isolation, cwd))
+        e = c.collect(lambda: _entrant(c, item, f"entrants[{i}]", out, base), None)
+        if e is not None:
+            out.append(e)
     return tuple(out)
+
+
+def _entrant(c: Checker, item: Any, where: str, before: list[EntrantConfig], base: Path) -> EntrantConfig:
+    c.table(item, where, ENTRANT_KEYS)
+    name = c.name(c.get(item, where, "name", str), f"{where}.name")
+    if any(e.name == name for e in before):
+        raise c.fail(f"{where}.name", f"{name!r} is used twice")
+    bot = c.get(item, where, "bot", (str, list))
+    if isinstance(bot, list):
+        if not bot or not all(isinstance(a, str) for a in bot):
+            raise c.fail(f"{where}.bot", "a command must be a non-empty array of strings")
+        bot = tuple(bot)
+    params = c.get(item, where, "params", dict, {})
+    isolation = c.get(item, where, "isolation", str, "auto")
+    if isolation not in ISOLATIONS:
+        raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
+    cwd = str(base) if isinstance(bot, tuple) else None
+    try:
+        check_bot(bot, cwd)
+    except BotLoadError as exc:
+        raise c.fail(f"{where}.bot", str(exc)) from None
+    return EntrantConfig(name, bot, dict(params), isolation, cwd)
 
 
 def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
@@ -290,6 +317,10 @@ def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
         tau=float(c.get(raw, "rating", "tau", num, 0.0)),
         draw_probability=_opt_float(c.get(raw, "rating", "draw_probability", num, None)),
         k=float(c.get(raw, "rating", "k", num, 3.0)))
+    for key in ("mu", "sigma", "beta", "tau", "k"):
+        value = getattr(r, key)
+        if not math.isfinite(value) or abs(value) > 1e6 or (value != 0 and abs(value) < 1e-6):
+            raise c.fail(f"rating.{key}", f"must be a finite number of sensible size (1e-6 to 1e6), not {value!r}")
     for key in ("sigma", "beta"):
         if getattr(r, key) <= 0:
             raise c.fail(f"rating.{key}", "must be positive")
