@@ -201,3 +201,20 @@ def test_ctrl_c_prints_the_summary_of_the_games_finished(tmp_path: Path) -> None
     first = out.splitlines()[0]
     assert first.startswith("tute-2: ") and "of 100000 deals" in first and "interrupted" in err
     assert "Traceback" not in err
+
+
+def test_import_skip_existing_skips_identical_games_and_refuses_changed_ones(tmp_path: Path) -> None:
+    import json as _json
+    cfg = write_config(tmp_path, deals=2, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
+    assert tute("export", "--store", "store.sqlite", "--out", "all.jsonl", cwd=tmp_path).returncode == 0
+    again = tute("import", "all.jsonl", "--store", "store.sqlite", cwd=tmp_path)
+    assert again.returncode == 2 and "--skip-existing" in again.stderr
+    skipped = tute("import", "all.jsonl", "--store", "store.sqlite", "--skip-existing", cwd=tmp_path)
+    assert skipped.returncode == 0 and "imported 0 games" in skipped.stdout and "4 already stored skipped" in skipped.stdout  # 2 deals x 2 seatings
+    lines = (tmp_path / "all.jsonl").read_text().splitlines()
+    changed = _json.loads(lines[1])
+    changed["seats"] = list(reversed(changed["seats"]))
+    (tmp_path / "changed.jsonl").write_text(lines[0] + "\n" + _json.dumps(changed) + "\n")
+    bad = tute("import", "changed.jsonl", "--store", "store.sqlite", "--skip-existing", cwd=tmp_path)
+    assert bad.returncode == 2

@@ -13,7 +13,7 @@ from tabulate import tabulate
 
 from arena import GameRecord, ReplayError, replay as verify_record
 
-from leagues.records.archive import ArchiveError, export, import_file, is_header, open_text, verify
+from leagues.records.archive import ArchiveError, export, import_pending, is_header, open_text, read_import, verify
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
@@ -215,7 +215,10 @@ def register(cli: click.Group) -> None:
     @click.argument("file", type=click.Path(dir_okay=False))
     @click.option("--tournament", "-t", help="Store the games under this tournament name.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
-    def import_cmd(file: str, tournament: str | None, store_path: str | None) -> None:
+    @click.option("--skip-existing", is_flag=True,
+                  help="Skip games already stored with the same record (a different record under the same id "
+                       "is still an error).")
+    def import_cmd(file: str, tournament: str | None, store_path: str | None, skip_existing: bool) -> None:
         """Import games from JSON lines (from `tute export` or `tute play --records`) into a store.
 
         Every line is checked first (it parses, it replays, its id is new); if any is not, nothing is
@@ -227,7 +230,8 @@ def register(cli: click.Group) -> None:
         """
         with open_store(store_path, must_exist=False) as store:
             try:
-                n = import_file(file, store, tournament)
+                pending = read_import(file, store, tournament, skip_existing=skip_existing)
+                n = import_pending(pending, file, store)
             except ArchiveError as exc:
                 for problem in exc.problems[1:10]:  # the first in the error line below
                     click.echo(problem, err=True)
@@ -235,4 +239,5 @@ def register(cli: click.Group) -> None:
                     click.echo(f"... and {len(exc.problems) - 10} more", err=True)
                 fail(exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
                                         if len(exc.problems) > 1 else " (nothing imported)"))
-        click.echo(f"imported {n} games into {store.path}")
+        skipped = f", {pending.skipped} already stored skipped" if skip_existing else ""
+        click.echo(f"imported {n} games into {store.path}{skipped}")

@@ -76,9 +76,11 @@ def export(store: Store, out: IO[str], tournament: str | None = None) -> int:
 
 # ------------------------------------------------------------------------------------------ import
 @dataclass
-class _Pending:
+class PendingImport:
     headers: dict[str, dict[str, Any]]
     games: list[tuple[GameSpec, str, str]]
+    #: games already stored with exactly this record (``skip_existing``)
+    skipped: int = 0
 
 
 def _spec(rec: GameRecord | MatchRecord, data: dict[str, Any], fallback_tournament: str, position: int) -> GameSpec:
@@ -109,10 +111,13 @@ def _spec_of(gid: str, variant: str, seed: int | None, dealer: int, seats: list[
                     seed=int(seed or 0), dealer=dealer, seats=tuple(seats), units=units)
 
 
-def read_import(path: str | Path, store: Store, tournament: str | None = None) -> _Pending:
-    """Parse and check every line of ``path`` against ``store``; raise ArchiveError listing all problems."""
+def read_import(path: str | Path, store: Store, tournament: str | None = None, *,
+                skip_existing: bool = False) -> PendingImport:
+    """Parse and check every line of ``path`` against ``store``; raise ArchiveError listing all problems.
+    With ``skip_existing`` a game already stored with the same record is skipped (and counted); one
+    stored under the same id with another record is still an error."""
     problems: list[str] = []
-    pending = _Pending({}, [])
+    pending = PendingImport({}, [])
     seen: dict[str, int] = {}
     fallback = tournament or "imported"
     try:
@@ -162,10 +167,15 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None) -
             problems.append(f"{where}: duplicate of line {seen[spec.id]} (game {spec.id})")
             continue
         seen[spec.id] = lineno
-        if store.has_game(spec.id):
-            problems.append(f"{where}: game {spec.id} is already in {store.path}")
-            continue
         data.pop("schedule", None)
+        if store.has_game(spec.id):
+            if skip_existing and json.loads(store.record_json(spec.id)) == data:
+                pending.skipped += 1
+                continue
+            problems.append(f"{where}: game {spec.id} is already in {store.path}"
+                            + (" with a different record" if skip_existing else " (--skip-existing skips "
+                                                                                 "games stored identically)"))
+            continue
         pending.games.append((spec, json.dumps(rec.result.to_json(), separators=(",", ":")),
                               json.dumps(data, separators=(",", ":"))))
     if problems:
@@ -192,9 +202,15 @@ def _minimal_config(name: str, games: list[tuple[GameSpec, str, str]]) -> dict[s
                        "k": 3.0}}
 
 
-def import_file(path: str | Path, store: Store, tournament: str | None = None) -> int:
-    """Import every game of ``path`` into ``store``, or nothing; returns the number stored."""
-    pending = read_import(path, store, tournament)
+def import_file(path: str | Path, store: Store, tournament: str | None = None, *,
+                skip_existing: bool = False) -> int:
+    """Import every game of ``path`` into ``store``, or nothing; returns the number stored (see
+    ``read_import`` for ``skip_existing``)."""
+    return import_pending(read_import(path, store, tournament, skip_existing=skip_existing), path, store)
+
+
+def import_pending(pending: PendingImport, path: str | Path, store: Store) -> int:
+    """Store what ``read_import`` checked."""
     names = list(dict.fromkeys(spec.tournament for spec, _, _ in pending.games))
     for name in names:
         if store.tournament(name) is not None:
