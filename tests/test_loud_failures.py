@@ -218,3 +218,40 @@ def test_import_skip_existing_skips_identical_games_and_refuses_changed_ones(tmp
     (tmp_path / "changed.jsonl").write_text(lines[0] + "\n" + _json.dumps(changed) + "\n")
     bad = tute("import", "changed.jsonl", "--store", "store.sqlite", "--skip-existing", cwd=tmp_path)
     assert bad.returncode == 2
+
+
+# ------------------------------------------------------------------------------------------- colour
+class FakeTerminal:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_colour_follows_the_option_no_color_and_term_dumb(monkeypatch) -> None:
+    import click
+    from leagues.cli.style import colour, redraw
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    tty = FakeTerminal()
+
+    def under(choice: str) -> bool:
+        with click.Context(click.Command("tute"), obj={"color": choice}):
+            return colour(tty)
+
+    assert under("auto") and under("always") and not under("never")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not under("auto") and under("always")
+    monkeypatch.setenv("NO_COLOR", "")  # empty: not set (no-color.org)
+    assert under("auto")
+    monkeypatch.setenv("TERM", "dumb")
+    assert not under("auto") and not redraw(tty)
+
+
+def test_color_option_on_the_command_line(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, deals=1, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
+    gid = "t/tute-2/r1/t0/d0/s0"
+    piped = tute("replay", gid, "--store", "store.sqlite", cwd=tmp_path)
+    forced = tute("--color", "always", "replay", gid, "--store", "store.sqlite", cwd=tmp_path)
+    never = tute("--color", "never", "replay", gid, "--store", "store.sqlite", cwd=tmp_path)
+    assert piped.returncode == forced.returncode == never.returncode == 0, forced.stderr
+    assert "\x1b[" not in piped.stdout and "\x1b[" in forced.stdout and "\x1b[" not in never.stdout

@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
+from leagues.cli.style import redraw
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
 from leagues.league.store import LeagueStoreError
@@ -107,7 +108,7 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
         _fail(f"--params must be a JSON object: {exc}")
     with _open(league_path) as lg:
         try:
-            show = sys.stderr.isatty()  # a refusal stays one line on a redirected stderr
+            show = redraw(sys.stderr)  # a refusal stays one line on a redirected stderr
             done = lg.submit(name, bot, owner=owner, params=kwargs, isolation=isolation, update=update,
                              progress=(lambda v: click.echo(f"checking {v}...", err=True)) if show else None)
         except ComplianceRefused as exc:

@@ -21,6 +21,7 @@ from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError, make_player
 
+from leagues.cli.style import CHOICES, redraw
 from leagues.tournament.forfeits import first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 
@@ -33,13 +34,17 @@ class UserError(click.ClickException):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tute-arena")
-def cli() -> None:
+@click.option("--color", "--colour", "color", type=click.Choice(CHOICES), default="auto", show_default=True,
+              help="Colour in the terminal: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always, never.")
+@click.pass_context
+def cli(ctx: click.Context, color: str) -> None:
     """tute-arena: Tute bots against each other under a strict referee.
 
     \b
     Example:
       tute play tute-2 random random --games 100 --seed 1
     """
+    ctx.obj = {"color": color}
 
 
 @cli.command()
@@ -221,7 +226,7 @@ def _bot_log(path: Path) -> logging.Handler:
 
 def _progress(total: int, unit: str) -> Callable[[int], None] | None:
     """A progress line on a terminal (stderr), redrawn at most five times a second; -1 ends it."""
-    if not sys.stderr.isatty():
+    if not redraw(sys.stderr):
         return None
     last = [0.0]
 

@@ -13,6 +13,7 @@ from tabulate import tabulate
 
 from arena import GameRecord, ReplayError, replay as verify_record
 
+from leagues.cli.style import colour as use_colour
 from leagues.records.archive import ArchiveError, export, import_pending, is_header, open_text, read_import, verify
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
@@ -86,9 +87,10 @@ def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, 
             Path(html_out).write_text(replay_page(rec, seat, lang), encoding="utf-8")
             click.echo(f"wrote {html_out}")
             return
-        colour = sys.stdout.isatty()
+        colour = use_colour(sys.stdout)
         pause = (lambda: click.prompt("", default="", show_default=False, prompt_suffix="")) if step else None
-        print_replay(rec, seat, lang, long_names, colour, click.echo, pause)
+        # click strips colour from a pipe unless told: --color always must reach a pager or a file
+        print_replay(rec, seat, lang, long_names, colour, lambda text: click.echo(text, color=colour), pause)
     except ReplayError as exc:
         fail(f"game {rec.id}: the record is not true to the rules: {exc}")
 

@@ -39,6 +39,7 @@ from arena.matchplay import MatchRule, play_match
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
+from leagues.tournament.terminal import redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
@@ -526,7 +527,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                      len(cfg.variants), len(cfg.entrants), n_workers)
             executor = Executor(cfg, n_workers, handler.queue)
             stored = store.stored_ids(cfg.name)
-            show = not quiet and stream.isatty()
+            show = not quiet and redraw(stream)
             if cfg.format == "round-robin":
                 _run_round_robin(cfg, store, executor, stored, summary, show, stream)
             else:

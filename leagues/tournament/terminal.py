@@ -1,0 +1,17 @@
+"""Whether a stream is a terminal that takes a redrawn line (a carriage return and an erase sequence):
+not a file or pipe, and not ``TERM=dumb``. The runner's progress line and the CLI's both ask here."""
+
+from __future__ import annotations
+
+import os
+from typing import IO, Any
+
+
+def plain_terminal() -> bool:
+    """A terminal that cannot take escape sequences (``TERM=dumb``)."""
+    return os.environ.get("TERM", "") == "dumb"
+
+
+def redraw(stream: IO[Any]) -> bool:
+    """Whether a progress line may be redrawn in place on ``stream``."""
+    return stream.isatty() and not plain_terminal()
