@@ -66,3 +66,20 @@ class ExitBot:
             import os
             os._exit(3)
         return view.legal[0]
+
+
+class SlowGreedyBot:
+    """``greedy``, taking ``ms`` milliseconds a move: a match long enough to be killed in the middle."""
+
+    def __init__(self, ms: float = 3.0, **_: Any) -> None:
+        from bots.greedy import GreedyBot
+        self.inner = GreedyBot()
+        self.ms = ms
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self.inner.new_game(info)
+
+    def choose(self, view: PlayerView) -> str:
+        import time
+        time.sleep(self.ms / 1000)
+        return self.inner.choose(view)

@@ -308,7 +308,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def _register_commands() -> None:
     import importlib
 
-    for module in ("leagues.cli.bots", "leagues.cli.run", "leagues.cli.records", "leagues.cli.league"):
+    for module in ("leagues.cli.bots", "leagues.cli.run", "leagues.cli.records", "leagues.cli.league", "leagues.cli.match"):
         importlib.import_module(module).register(cli)
 
 

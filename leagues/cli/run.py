@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -9,8 +10,9 @@ from typing import Any, NoReturn
 
 import click
 
-from leagues.tournament.config import ConfigError, load_config
+from leagues.tournament.config import MATCH_FORMATS, ConfigError, TournamentConfig, load_config, parse_config
 from leagues.tournament.forfeits import stored_forfeits
+from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.leaderboard import (FORMATS, head_to_head, pick_tournament, render_all, standings,
                                             stored_setup, tournament_status)
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
@@ -40,7 +42,27 @@ def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str
         title = f"{tournament}: " + (f"variant {label}" if label else
                                      "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
         tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, table, h2h))
-    click.echo(render_all(tables, fmt, tournament, tournament_status(store, tournament)))
+    text = render_all(tables, fmt, tournament, tournament_status(store, tournament))
+    lines = match_summary(store, tournament)
+    if lines and fmt == "json":
+        data = json.loads(text)
+        data["match"] = lines
+        text = json.dumps(data, indent=2)
+    elif lines and fmt != "csv":
+        text += "\n\n" + "\n".join(lines)
+    click.echo(text)
+
+
+def match_summary(store: Store, tournament: str) -> list[str]:
+    """A match's or gauntlet's summary (Elo, LOS, SPRT per pairing) from its stored config and games."""
+    row = store.tournament(tournament)
+    if row is None or row.config.get("format") not in MATCH_FORMATS:
+        return []
+    try:
+        cfg = parse_config(TournamentConfig.data_of_identity(row.config), source=f"{store.path}: {tournament}")
+    except ConfigError as exc:
+        return [f"(no match summary: {exc})"]
+    return summary_lines(cfg, monitor_of_store(cfg, store.games(tournament)))
 
 
 def _confirm_new(name: str, store_path: Path, yes: bool) -> None:

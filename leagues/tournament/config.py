@@ -21,13 +21,18 @@ from arena.matchplay import MatchError, MatchRule
 from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
 
 from leagues.tournament.checks import Checker, ConfigError
+from leagues.tournament.sprt import Sprt, SprtError
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - the 3.10 path
     import tomli as tomllib
 
-FORMATS = ("round-robin", "swiss")
+FORMATS = ("round-robin", "swiss", "match", "gauntlet")
+#: the formats that pit entrants two by two in duplicate blocks, with an optional SPRT (docs/match.md)
+MATCH_FORMATS = ("match", "gauntlet")
+#: the name of the entrant that fills the other seats of 3 to 6 seat variants in a match or gauntlet
+FIELD = "field"
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,10 @@ class TournamentConfig:
     entrants: tuple[EntrantConfig, ...]
     rating: RatingConfig = field(default_factory=RatingConfig)
     source: str = "tournament.toml"
+    #: match and gauntlet: the entrants each tested against the others (a match: the second entrant)
+    challengers: tuple[str, ...] = ()
+    #: match and gauntlet: the SPRT that may stop a pairing early (None: play ``deals`` blocks)
+    sprt: Sprt | None = None
 
     def identity(self) -> dict[str, Any]:
         """What decides the games and the table: workers, paths and the log are left out, so running
@@ -107,7 +116,30 @@ class TournamentConfig:
             "rating": {"mu": self.rating.mu, "sigma": self.rating.sigma, "beta": self.rating.beta,
                        "tau": self.rating.tau, "draw_probability": self.rating.draw_probability,
                        "k": self.rating.k},
+            **({"challengers": list(self.challengers)} if self.challengers else {}),
+            **({"sprt": {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha,
+                         "beta": self.sprt.beta, "model": self.sprt.model}} if self.sprt else {}),
         }
+
+    @staticmethod
+    def data_of_identity(identity: dict[str, Any]) -> dict[str, Any]:
+        """The ``tournament.toml`` data that gives back a stored ``identity`` (to rebuild a stored
+        tournament's config, e.g. for a match's summary): the inverse of ``identity``."""
+        data = {k: v for k, v in identity.items() if v is not None and k not in ("variants", "entrants", "rating",
+                                                                               "challengers")}
+        data["variants"] = [{"name": v["preset"], "label": v["label"], "options": v.get("options", {}),
+                             **{k: v[k] for k in ("unit", "match", "match_max_deals") if k in v}}
+                            for v in identity["variants"]]
+        entrants = [dict(e) for e in identity["entrants"]]
+        if identity.get("format") in MATCH_FORMATS:
+            for e in [e for e in entrants if e["name"] == FIELD]:
+                entrants.remove(e)
+                data["field"] = e["bot"]
+        data["entrants"] = entrants
+        data["rating"] = {k: v for k, v in identity["rating"].items() if v is not None}
+        if identity.get("format") == "gauntlet":
+            data["challengers"] = identity.get("challengers", [])
+        return data
 
     def identity_json(self) -> str:
         return json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
@@ -130,7 +162,8 @@ class TournamentConfig:
 
 # ---------------------------------------------------------------------------------------------- loading
 TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
-            "store", "log", "max_tables", "variants", "entrants", "rating"}
+            "store", "log", "max_tables", "variants", "entrants", "rating", "challengers", "field", "sprt"}
+SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model"}
 VARIANT_KEYS = {"name", "label", "options", "unit", "match", "match_max_deals"}
 UNITS = ("deal", "match")
 ENTRANT_KEYS = {"name", "bot", "params", "isolation"}
@@ -181,13 +214,80 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
 
     entrants = _entrants(c, data, base)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
-    variants = parse_variants(c, data, len(listed) if isinstance(listed, list) and listed else None)
+    sized = fmt not in MATCH_FORMATS and isinstance(listed, list) and listed  # a match's field fills tables
+    variants = parse_variants(c, data, len(listed) if sized else None)
     rating = c.collect(lambda: _rating(c, data), RatingConfig())
+    challengers: tuple[str, ...] = ()
+    sprt = None
+    if fmt in MATCH_FORMATS:
+        entrants = c.collect(lambda: _with_field(c, data, entrants, variants), entrants)
+        challengers = c.collect(lambda: _challengers(c, data, fmt, entrants), ())
+        sprt = c.collect(lambda: _sprt(c, data), None)
+    else:
+        for key in ("challengers", "field", "sprt"):
+            if key in data:
+                c.errors.append(str(c.fail(key, 'only with format = "match" or "gauntlet"')))
     c.done()
     return TournamentConfig(
         name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate,
         workers=workers, time_limit_ms=time_limit_ms, memory_mb=memory_mb, store=store, log=log_path,
-        max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source)
+        max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source,
+        challengers=challengers, sprt=sprt)
+
+
+def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig, ...],
+                variants: tuple[VariantConfig, ...]) -> tuple[EntrantConfig, ...]:
+    """A match or gauntlet: ``field`` (a bot) fills the seats of 3 to 6 seat variants beyond A and B."""
+    bot = c.get(data, "", "field", str, None)
+    wide = [v.label for v in variants if v.sides > 2]
+    if bot is None:
+        if wide:
+            raise c.fail("field", f"missing: {', '.join(wide)} seat more than two sides; name the bot that "
+                                  "fills the other seats (e.g. field = \"greedy\")")
+        return entrants
+    if any(e.name == FIELD for e in entrants):
+        raise c.fail("field", f"an entrant is named {FIELD!r}: rename it (the field bot takes that name)")
+    try:
+        check_bot(bot)
+    except BotLoadError as exc:
+        raise c.fail("field", str(exc)) from None
+    return entrants + (EntrantConfig(FIELD, bot, {}, "auto"),)
+
+
+def _challengers(c: Checker, data: dict[str, Any], fmt: str, entrants: tuple[EntrantConfig, ...]) -> tuple[str, ...]:
+    players = [e.name for e in entrants if e.name != FIELD]
+    listed = data.get("entrants") if isinstance(data.get("entrants"), list) else []
+    if fmt == "match":
+        if "challengers" in data:
+            raise c.fail("challengers", 'only with format = "gauntlet" (a match tests its second entrant '
+                                        "against its first)")
+        if len(listed) != 2:
+            raise c.fail("entrants", f"a match is between exactly 2 entrants, got {len(listed)}")
+        if len(players) != 2:
+            return ()  # a bad entrant: its own error says why
+        return (players[1],)
+    names = c.get(data, "", "challengers", list)
+    if not names or not all(isinstance(n, str) for n in names):
+        raise c.fail("challengers", "name at least one entrant to test against the others")
+    for n in names:
+        if n not in players:
+            raise c.fail("challengers", f"{n!r} is not an entrant")
+    if len(set(names)) == len(players):
+        raise c.fail("challengers", "leave at least one entrant as the field to test against")
+    return tuple(dict.fromkeys(names))
+
+
+def _sprt(c: Checker, data: dict[str, Any]) -> Sprt | None:
+    if "sprt" not in data:
+        return None
+    raw = c.table(c.get(data, "", "sprt", dict), "sprt", SPRT_KEYS)
+    num = (int, float)
+    try:
+        return Sprt(float(c.get(raw, "sprt", "elo0", num)), float(c.get(raw, "sprt", "elo1", num)),
+                    float(c.get(raw, "sprt", "alpha", num, 0.05)), float(c.get(raw, "sprt", "beta", num, 0.05)),
+                    c.get(raw, "sprt", "model", str, "normalized"))
+    except SprtError as exc:
+        raise c.fail("sprt", str(exc)) from None
 
 
 def _choice(c: Checker, data: dict[str, Any], key: str, allowed: tuple[str, ...], default: str) -> str:

@@ -39,6 +39,7 @@ from arena.matchplay import MatchRule, play_match
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
+from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.terminal import redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
@@ -292,6 +293,7 @@ class Executor:
         init = (entrants, variants, cfg.time_limit_ms, cfg.memory_mb, log_queue, logging.getLogger().level, matches)
         # the default context: the log queue was made by it, and a queue cannot cross contexts
         ctx = multiprocessing.get_context()
+        self.stopped = False
         self.procs: list[Any] = []
         self.conns: list[Connection] = []
         for i in range(self.workers):
@@ -358,6 +360,8 @@ class Executor:
 
     def close(self) -> None:
         """Let the workers finish: each closes its players and flushes its log on the way out."""
+        if self.stopped:
+            return
         for conn in self.conns:
             try:
                 conn.send(None)
@@ -369,7 +373,9 @@ class Executor:
             conn.close()
 
     def terminate(self) -> None:
-        """Stop now (Ctrl-C, an error): kill the workers rather than wait for their batches."""
+        """Stop now (Ctrl-C, an error, a decided match): kill the workers rather than wait for their
+        batches (whose results nobody will read)."""
+        self.stopped = True
         for proc in self.procs:
             if proc.is_alive():
                 proc.terminate()
@@ -530,8 +536,10 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             show = not quiet and redraw(stream)
             if cfg.format == "round-robin":
                 _run_round_robin(cfg, store, executor, stored, summary, show, stream)
-            else:
+            elif cfg.format == "swiss":
                 _run_swiss(cfg, store, executor, stored, summary, show, stream)
+            else:
+                _run_matches(cfg, store, executor, stored, summary, show, stream)
             executor.close()
             executor = None
             store.mark_finished(cfg.name)
@@ -623,6 +631,37 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
             fold_round(cfg, vi, histories[vi], rnd, [(s, results[s.id]) for s in games])
     if progress is not None:
         progress.finish()
+
+
+def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+                 summary: RunSummary, show: bool, stream: TextIO) -> None:
+    """A match or gauntlet: blocks in schedule order until every pairing is decided (SPRT) or has
+    played ``deals`` blocks of each variant; the decision only ever counts complete blocks in schedule
+    order (``leagues.tournament.matches``)."""
+    monitor = monitor_of_store(cfg, store.games(cfg.name))
+    summary.total = monitor.planned()
+    store.set_planned(cfg.name, summary.total)
+    summary.skipped = len(stored)
+    progress = Progress(cfg.name, summary.total, len(stored), show, stream)
+    if not monitor.all_decided:
+        for batch in executor.run(monitor.todo(stored)):
+            store.add_games(batch.rows)
+            summary.played += len(batch.rows)
+            summary.forfeits += batch.forfeits
+            for row in batch.rows:
+                monitor.add(row[0], GameResult.from_json(json.loads(row[ROW_RESULT])), json.loads(row[8]))
+                for warning in summary.watch.add(row):
+                    log.warning(warning)
+                    progress.say(warning)
+            progress.step(len(batch.rows))
+            monitor.advance()
+            if monitor.all_decided:
+                log.info("every pairing decided: the games still being played are not counted")
+                executor.terminate()
+                break
+    progress.finish()
+    for line in summary_lines(cfg, monitor):
+        log.info(line)
 
 
 def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,

@@ -68,25 +68,35 @@ def side_seats(vc: VariantConfig) -> list[tuple[int, ...]]:
 def table_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units: Sequence[str]) -> list[GameSpec]:
     """The games of one table: ``deals`` deck orders, each once per rotation when duplicate (else one
     rotation per deal, cycling, so seats still balance over the deals)."""
-    vc = cfg.variants[vi]
+    seats_of = rotation_seats(cfg.variants[vi], units)
+    return [g for d in range(cfg.deals) for g in deal_games(cfg, vi, round_no, table, units, d, seats_of)]
+
+
+def rotation_seats(vc: VariantConfig, units: Sequence[str]) -> list[tuple[str, ...]]:
+    """Per rotation ``r``, the entrant at each seat: side ``i`` is held by unit ``(i - r) mod k``."""
     k = len(units)
     sides = side_seats(vc)
-    table_units = tuple(units)
-    seats_of: list[tuple[str, ...]] = []  # per rotation: the same for every deal
+    seats_of: list[tuple[str, ...]] = []
     for r in range(k):
         seats = [""] * vc.variant.players
         for side in range(k):
             for s in sides[side]:
                 seats[s] = units[(side - r) % k]
         seats_of.append(tuple(seats))
-    out: list[GameSpec] = []
-    for d in range(cfg.deals):
-        seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
-        dealer = d % vc.variant.players
-        for r in (range(k) if cfg.duplicate else (d % k,)):
-            out.append(GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi,
-                                round_no, table, d, r, seed, dealer, seats_of[r], table_units))
-    return out
+    return seats_of
+
+
+def deal_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units: Sequence[str], d: int,
+               seats_of: Sequence[tuple[str, ...]] | None = None) -> list[GameSpec]:
+    """The games of deal ``d`` of a table: with duplicate deals, one duplicate block (every rotation)."""
+    vc = cfg.variants[vi]
+    k = len(units)
+    seats_of = seats_of or rotation_seats(vc, units)
+    seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
+    dealer = d % vc.variant.players
+    return [GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi, round_no, table, d,
+                     r, seed, dealer, seats_of[r], tuple(units))
+            for r in (range(k) if cfg.duplicate else (d % k,))]
 
 
 def round_size(cfg: TournamentConfig, rnd: Round) -> int:

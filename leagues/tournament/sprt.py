@@ -175,14 +175,19 @@ def _elo(score: float) -> float:
 def estimate(counts: Sequence[int]) -> Estimate:
     """Elo (logistic), normalized Elo and LOS from block counts (``counts[k]``: blocks scoring ``k / 2``),
     with 95% intervals from the variance of block scores, as fastchess computes them for game pairs."""
-    n_blocks = sum(counts)
     n = len(counts) - 1
-    g = n / 2
+    return estimate_values([k / n for k, c in enumerate(counts) for _ in range(c)], n / 2)
+
+
+def estimate_values(values: Sequence[float], games: float) -> Estimate:
+    """The same from each block's mean score (``values``, in [0, 1]) with ``games`` games per block on
+    average (blocks of several variants may differ in size)."""
+    n_blocks = len(values)
+    g = games
     if n_blocks == 0:
-        return Estimate(0, int(g), 0.5, 0.0, math.inf, 0.0, math.inf, 0.5)
-    scores = [k / n for k in range(n + 1)]
-    mu = sum(s * c for s, c in zip(scores, counts)) / n_blocks
-    var = sum(c * (s - mu) ** 2 for s, c in zip(scores, counts)) / n_blocks
+        return Estimate(0, round(g), 0.5, 0.0, math.inf, 0.0, math.inf, 0.5)
+    mu = sum(values) / n_blocks
+    var = sum((v - mu) ** 2 for v in values) / n_blocks
     per_block = var / n_blocks
     hi, lo = mu + Z95 * math.sqrt(per_block), mu - Z95 * math.sqrt(per_block)
     elo_error = (_elo(hi) - _elo(lo)) / 2
@@ -194,7 +199,7 @@ def estimate(counts: Sequence[int]) -> Estimate:
         nelo = math.inf if mu > 0.5 else -math.inf if mu < 0.5 else 0.0
         nelo_error = math.inf
         los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
-    return Estimate(n_blocks, int(g), mu, _elo(mu), elo_error, nelo, nelo_error, los)
+    return Estimate(n_blocks, round(g), mu, _elo(mu), elo_error, nelo, nelo_error, los)
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:

@@ -1,0 +1,146 @@
+"""``tute match``: is B better than A? Duplicate blocks until an SPRT decides (docs/match.md).
+
+A thin command: it writes the match as a tournament config (``format = "match"``), runs it with the
+tournament runner (stored, resumable, exportable, the same with any number of workers) and prints the
+summary of ``leagues.tournament.matches``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from leagues.tournament.config import ConfigError, parse_config
+from leagues.tournament.matches import monitor_of_store, summary_lines
+from leagues.tournament.runner import Interrupted, RunError, run_tournament
+from leagues.tournament.sprt import H0, H1
+from leagues.tournament.store import Store, StoreError
+
+#: exit statuses a script can branch on (docs/match.md)
+EXIT_H1, EXIT_H0, EXIT_INCONCLUSIVE = 0, 1, 3
+
+
+def _name(spec: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.:+-]+", "_", spec).strip("_")[:60] or "bot"
+
+
+def _params(text: str | None, option: str) -> dict[str, Any]:
+    from leagues.cli.main import UserError
+
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{option} {text[:80]!r}: not JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{option} {text[:80]!r}: expected a JSON object")
+    return value
+
+
+def _bot(spec: str) -> str | list[str]:
+    from arena.hosting import is_command
+    import shlex
+
+    return shlex.split(spec) if is_command(spec) else spec
+
+
+def register(cli: click.Group) -> None:
+    @cli.command()
+    @click.argument("bot_a")
+    @click.argument("bot_b")
+    @click.option("--variant", "-v", "variants", multiple=True, required=True,
+                  help="A preset to play (repeat for several; their blocks interleave).")
+    @click.option("--sprt", "sprt_text", metavar="ELO0,ELO1", help="Stop as soon as the SPRT decides H0 or H1.")
+    @click.option("--alpha", default=0.05, show_default=True, type=float, help="SPRT: the false-H1 rate.")
+    @click.option("--beta", default=0.05, show_default=True, type=float, help="SPRT: the false-H0 rate.")
+    @click.option("--model", type=click.Choice(["normalized", "logistic"]), default="normalized", show_default=True,
+                  help="SPRT: ELO0 and ELO1 as normalized Elo (fishtest's and fastchess's default) or logistic Elo.")
+    @click.option("--max-blocks", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
+                  help="Blocks per variant at most (the match ends there if the SPRT has not decided).")
+    @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
+    @click.option("--workers", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes.")
+    @click.option("--store", "store_path", default="runs/match.sqlite", show_default=True,
+                  type=click.Path(dir_okay=False), help="Where the games are stored (run again to resume).")
+    @click.option("--params-a", help="A's parameters as a JSON object.")
+    @click.option("--params-b", help="B's parameters as a JSON object.")
+    @click.option("--field", help="The bot that fills the other seats of 3 to 6 seat variants.")
+    @click.option("--name", help="The match's name in the store (default: from the bots' names).")
+    @click.option("--new", is_flag=True, help="Play this match again from the start (deletes its stored games).")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
+    def match(bot_a: str, bot_b: str, variants: tuple[str, ...], sprt_text: str | None, alpha: float, beta: float,
+              model: str, max_blocks: int, seed: int, workers: int | None, store_path: str, params_a: str | None,
+              params_b: str | None, field: str | None, name: str | None, new: bool, quiet: bool) -> None:
+        """Is BOT_B better than BOT_A? Duplicate blocks of A against B (each deck order once per seat
+        rotation) until the SPRT decides or --max-blocks, with Elo, normalized Elo and LOS.
+
+        Exit status: 0 H1 accepted (B is better by ELO1), 1 H0 accepted (not better than ELO0), 3
+        inconclusive at --max-blocks, 0 without --sprt; 2 bad input; 130 interrupted (run the same
+        command again to resume).
+
+        \b
+        Example:
+          tute match random greedy -v tute-2 --sprt 0,10
+          tute match greedy search -v tute-2 -v tute-4-pairs --sprt 0,10 -j 2
+          tute match greedy search -v tute-3 --field greedy --max-blocks 200
+        """
+        from leagues.cli.main import UserError
+
+        a, b = _name(bot_a), _name(bot_b)
+        if a == b:
+            a, b = f"{a}.a", f"{b}.b"
+        data: dict[str, Any] = {
+            "name": name or _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match", "deals": max_blocks,
+            "store": store_path,
+            "variants": [{"name": v} for v in variants],
+            "entrants": [{"name": a, "bot": _bot(bot_a), "params": _params(params_a, "--params-a")},
+                         {"name": b, "bot": _bot(bot_b), "params": _params(params_b, "--params-b")}],
+        }
+        if field:
+            data["field"] = field
+        if sprt_text is not None:
+            parts = sprt_text.split(",")
+            try:
+                elo0, elo1 = (float(x) for x in parts)
+            except ValueError:
+                raise UserError(f"--sprt {sprt_text!r}: expected ELO0,ELO1, e.g. 0,10") from None
+            data["sprt"] = {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "model": model}
+        try:
+            cfg = parse_config(data, source="tute match", base=Path.cwd())
+        except ConfigError as exc:
+            raise UserError(_options_words(str(exc))) from None
+        old = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            run_tournament(cfg, workers=workers, new=new, quiet=quiet)
+        except (RunError, StoreError) as exc:
+            raise UserError(str(exc)) from None
+        except Interrupted as exc:
+            click.echo(f"tute: {exc}", err=True)
+            sys.exit(130)
+        finally:
+            signal.signal(signal.SIGTERM, old)
+        with Store(cfg.store) as store:
+            monitor = monitor_of_store(cfg, store.games(cfg.name))
+        for line in summary_lines(cfg, monitor):
+            click.echo(line)
+        if cfg.sprt is not None:
+            verdict = monitor.states[0].verdict
+            sys.exit(EXIT_H1 if verdict == H1 else EXIT_H0 if verdict == H0 else EXIT_INCONCLUSIVE)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _options_words(message: str) -> str:
+    """A config error of the match, in the command's words (``--sprt``, ``--variant``, ``--field``)."""
+    for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
+                        ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
+        message = message.replace(f": {key}", f": {option}")
+    return message
