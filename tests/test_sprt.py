@@ -117,3 +117,20 @@ def test_wilson_has_width_at_the_edges() -> None:
     assert lo == pytest.approx(0.0, abs=1e-12) and hi > 0.2
     lo, hi = wilson(5, 10)
     assert lo < 0.5 < hi
+
+
+def test_head_to_head_at_a_score_of_one_keeps_a_width() -> None:
+    from arena import GameResult
+    from leagues.tournament.leaderboard import head_to_head
+    from leagues.tournament.store import GameRow
+
+    rows = []
+    for d in range(8):
+        for r in range(2):
+            seats = ("good", "bad") if r == 0 else ("bad", "good")
+            ranks = (0, 1) if r == 0 else (1, 0)
+            rows.append(GameRow(f"t/tute-2/r1/t0/d{d}/s{r}", "t", "tute-2", 0, 1, 0, d, r, seats, ("good", "bad"),
+                                0, 0, "done", GameResult(points=(70, 60), ranks=ranks, reason="points")))
+    h = head_to_head(rows, {"tute-2": [(0,), (1,)]})
+    assert h[("good", "bad")].score == 1.0 and h[("good", "bad")].half_width > 0.1
+    assert h[("bad", "good")].score == 0.0 and h[("bad", "good")].half_width > 0.1

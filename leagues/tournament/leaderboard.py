@@ -24,6 +24,7 @@ from arena.result import LOSS, SHARED, WIN, outcome
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import rate
+from leagues.tournament.sprt import wilson
 from leagues.tournament.store import GameRow, Store, StoreError
 
 FORMATS = ("plain", "github", "html", "csv", "json")
@@ -47,7 +48,8 @@ class Standing:
 @dataclass(frozen=True)
 class HeadToHead:
     """``a``'s mean score against ``b`` over duplicate blocks (1 win, 0.5 tie, 0 loss per game), with
-    the 95% interval half-width from the spread of block means (0 when there is a single block)."""
+    the 95% interval half-width: from the spread of block means (a t interval), but never less than
+    the Wilson interval's half-width over the blocks, so that a score of 0 or 1 has a width."""
     a: str
     b: str
     score: float
@@ -132,11 +134,14 @@ def head_to_head(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]
     for key, per_block in blocks.items():
         means = [sum(v) / len(v) for _, v in sorted(per_block.items())]
         m = sum(means) / len(means)
+        hw = 0.0
         if len(means) > 1:
             var = sum((x - m) ** 2 for x in means) / (len(means) - 1)
             hw = 1.96 * math.sqrt(var / len(means))
-        else:
-            hw = 0.0
+        # never no width where the blocks happen to agree (a score of 0 or 1): at least the half-width of
+        # the Wilson interval of the score as a proportion of the blocks, which is right at the edges
+        lo, hi = wilson(m * len(means), len(means))
+        hw = max(hw, (hi - lo) / 2)
         out[key] = HeadToHead(key[0], key[1], m, hw, len(means))
     return out
 
