@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +24,10 @@ HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
 
 
 def _tute(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The real command in a fresh interpreter (so newly installed entry points and paths are seen)."""
+    """The real command in a fresh interpreter (so newly installed entry points and paths are seen), in
+    the repository (for examples/); ``tute play`` logs to a temporary file, not beside the sources."""
+    if args and args[0] == "play":
+        args = (*args, "--log", os.path.join(tempfile.gettempdir(), f"tute-test-play-{os.getpid()}.log"))
     return subprocess.run([sys.executable, "-m", "leagues", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
 

@@ -195,16 +195,18 @@ def _parse_params(params: Sequence[str], bots: int) -> list[dict[str, Any]]:
         return [{} for _ in range(bots)]
     if len(params) != bots:
         raise UserError(f"--params: give one per bot ({bots}), '{{}}' for none; got {len(params)}")
-    out = []
-    for i, text in enumerate(params):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"--params {text[:80]!r} (bot {i + 1}): not JSON: {exc.msg}") from None
-        if not isinstance(value, dict):
-            raise UserError(f"--params {text[:80]!r} (bot {i + 1}): expected a JSON object")
-        out.append(value)
-    return out
+    return [json_object(text, f"--params {text[:80]!r} (bot {i + 1})") for i, text in enumerate(params)]
+
+
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """A bot's parameters given on the command line: a JSON object, else a one-line error naming ``what``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{what}: not JSON: {exc.msg}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"{what}: expected a JSON object")
+    return value
 
 
 def _bot_log(path: Path) -> logging.Handler:

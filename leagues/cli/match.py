@@ -7,7 +7,6 @@ summary of ``leagues.tournament.matches``.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 import sys
@@ -31,17 +30,9 @@ def _name(spec: str) -> str:
 
 
 def _params(text: str | None, option: str) -> dict[str, Any]:
-    from leagues.cli.main import UserError
+    from leagues.cli.main import json_object  # the CLI's main module registers this one as it loads
 
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{option} {text[:80]!r}: not JSON: {exc.msg}") from None
-    if not isinstance(value, dict):
-        raise UserError(f"{option} {text[:80]!r}: expected a JSON object")
-    return value
+    return {} if text is None else json_object(text, f"{option} {text[:80]!r}")
 
 
 def _bot(spec: str) -> str | list[str]:
