@@ -255,3 +255,12 @@ def test_color_option_on_the_command_line(tmp_path: Path) -> None:
     never = tute("--color", "never", "replay", gid, "--store", "store.sqlite", cwd=tmp_path)
     assert piped.returncode == forced.returncode == never.returncode == 0, forced.stderr
     assert "\x1b[" not in piped.stdout and "\x1b[" in forced.stdout and "\x1b[" not in never.stdout
+
+
+def test_a_closed_pipe_ends_a_listing_quietly(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path, deals=30, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
+    for args in (["export", "--store", "store.sqlite"], ["games", "--store", "store.sqlite"]):
+        proc = subprocess.run(f"{TUTE} {' '.join(args)} | head -c 50 > /dev/null", shell=True, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.stderr == "", proc.stderr  # no "Broken pipe" error, no traceback

@@ -328,5 +328,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         click.echo(f"tute: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
     except BrokenPipeError:
+        # the reader stopped reading (tute export | head): end quietly, and keep the interpreter's own
+        # flush of stdout at exit from failing again on the closed pipe
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
 

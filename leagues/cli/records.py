@@ -210,6 +210,8 @@ def register(cli: click.Group) -> None:
                     export(store, sys.stdout, tournament)
             except ArchiveError as exc:
                 fail(str(exc))
+            except BrokenPipeError:
+                raise  # the reader closed the pipe (tute export | head): not an error of the file
             except OSError as exc:
                 fail(f"{out}: {exc.strerror or exc}")
 
