@@ -135,3 +135,44 @@ colour = "red"
         assert expected in text, text
     assert len(lines) == 5 and lines[0].startswith("tute: error: ")
     assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("case", ["workers", "nul", "long", "store_folder", "under_file", "not_a_log", "nested", "nan"])
+def test_hostile_config_values_are_one_clipped_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str) -> None:
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "notes.txt").write_text("my own notes, not a log\n")
+    (tmp_path / "adir").mkdir()
+    kw: dict = {}
+    text = None
+    expected = {"workers": "workers: must be at most", "nul": "control characters", "long": "name",
+                "store_folder": "is a folder", "under_file": "is a file, not a folder",
+                "not_a_log": "is not a tute log", "nested": "nested too deeply", "nan": "rating.mu"}[case]
+    if case == "workers":
+        kw = dict(workers=1_000_000)
+    elif case == "nul":
+        kw = dict(name="a\x00b")
+    elif case == "long":
+        kw = dict(name="n" * 100_000)
+    elif case == "store_folder":
+        kw = dict(store="adir")
+    elif case == "under_file":
+        kw = dict(store="afile/store.sqlite")
+    elif case == "not_a_log":
+        kw = dict(log="notes.txt")
+    elif case == "nested":
+        text = "name = \"t\"\nx = " + "[" * 100_000 + "]" * 100_000 + "\n"
+    elif case == "nan":
+        text = write_config(tmp_path).read_text() + "[rating]\nmu = nan\n"
+    path = tmp_path / "tournament.toml"
+    if text is None:
+        path = write_config(tmp_path, **kw)
+    else:
+        path.write_text(text)
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and expected in err, err
+    assert all(len(line) < 400 for line in err.splitlines())
+    assert (tmp_path / "notes.txt").read_text() == "my own notes, not a log\n"
+    assert not (tmp_path / "store.sqlite").exists()

@@ -13,6 +13,8 @@ T = TypeVar("T")
 
 #: characters refused in names, because game ids are paths made of them
 ID_UNSAFE = set("/ \t\n")
+#: the longest name (of a tournament, entrant, variant label): it is part of every game id
+NAME_MAX = 100
 
 
 class ConfigError(ValueError):
@@ -79,17 +81,28 @@ class Checker:
         if isinstance(value, bool) and bool not in kinds:
             raise self.fail(path, f"expected {_kname(kinds)}, got boolean {value!r}")
         if not isinstance(value, kinds):
-            raise self.fail(path, f"expected {_kname(kinds)}, got {_tname(value)} {value!r}")
+            raise self.fail(path, f"expected {_kname(kinds)}, got {_tname(value)} {clip(value)}")
         return value
 
     def name(self, value: str, path: str) -> str:
         if not value or any(ch in ID_UNSAFE for ch in value):
-            raise self.fail(path, f"{value!r} must be non-empty, without '/' or spaces (it is part of game ids)")
+            raise self.fail(path, f"{clip(value)} must be non-empty, without '/' or spaces (it is part of game ids)")
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            raise self.fail(path, f"{clip(value)} must not hold control characters")
+        if len(value) > NAME_MAX:
+            raise self.fail(path, f"{clip(value)} is longer than {NAME_MAX} characters")
         return value
 
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def clip(value: Any, limit: int = 80) -> str:
+    """A value as an error message shows it: its repr, cut to ``limit`` characters (a 100,000-character
+    value is still one readable line)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _tname(value: Any) -> str:

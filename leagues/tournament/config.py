@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import os
 import sys
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from arena import Variant, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
 from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
 
-from leagues.tournament.checks import Checker, ConfigError
+from leagues.tournament.checks import Checker, ConfigError, clip
 from leagues.tournament.sprt import Sprt, SprtError
 
 if sys.version_info >= (3, 11):
@@ -186,6 +187,8 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
         raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: TOML syntax error: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{source}: arrays or tables nested too deeply") from None
     return parse_config(data, source=source, base=p.resolve().parent, text=raw.decode("utf-8"))
 
 
@@ -202,15 +205,17 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     seed = c.collect(lambda: c.get(data, "", "seed", int, 0), 0)
     fmt = c.collect(lambda: _choice(c, data, "format", FORMATS, "round-robin"), "round-robin")
     rounds = c.collect(lambda: _rounds(c, data, fmt), None)
-    deals = c.collect(lambda: _at_least(c, data, "deals", 2, 1), 2)
+    deals = c.collect(lambda: _within(c, data, "deals", 2, 1, MAX_DEALS), 2)
     duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
-    workers = c.collect(lambda: _at_least(c, data, "workers", 0, 0, "0 (one per CPU) or more"), 0)
+    workers = c.collect(lambda: _within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
     time_limit_ms = c.collect(lambda: _at_least(c, data, "time_limit_ms", 1000, 1), 1000)
     memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
     max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
     store = base / c.collect(lambda: c.get(data, "", "store", str, f"runs/{name}.sqlite"), f"runs/{name}.sqlite")
     log = c.collect(lambda: c.get(data, "", "log", str, None), None)
     log_path = base / log if log else store.with_suffix(".log")
+    c.collect(lambda: _writable_file(c, "store", store), None)
+    c.collect(lambda: _writable_file(c, "log" if log else "store", log_path, log=True), None)
 
     entrants = _entrants(c, data, base)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
@@ -295,6 +300,50 @@ def _choice(c: Checker, data: dict[str, Any], key: str, allowed: tuple[str, ...]
     if value not in allowed:
         raise c.fail(key, f"must be one of {', '.join(allowed)}, not {value!r}")
     return str(value)
+
+
+#: the most deals a tournament may ask for, and workers per CPU (a typo must not fork a million processes)
+MAX_DEALS = 1_000_000
+WORKERS_PER_CPU = 8
+
+
+def max_workers() -> int:
+    return WORKERS_PER_CPU * (os.cpu_count() or 1)
+
+
+def _within(c: Checker, data: dict[str, Any], key: str, default: int, low: int, high: int, words: str = "") -> int:
+    value = _at_least(c, data, key, default, low, words)
+    if value > high:
+        raise c.fail(key, f"must be at most {high}, not {value}")
+    return value
+
+
+def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
+    """A file the run will create or append to: not a folder, not under a file, a name the file system
+    takes; a log that exists must be a log written by tute (nobody's other file gets a run appended)."""
+    if len(path.name.encode()) > 255:
+        raise c.fail(key, f"{clip(path.name)}: the name is too long for a file")
+    if path.is_dir():
+        raise c.fail(key, f"{path} is a folder, not a file")
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise c.fail(key, f"{path}: {parent} is a file, not a folder")
+    if str(path.resolve()).startswith(("/proc/", "/sys/", "/dev/")):
+        raise c.fail(key, f"{path} is not a place for a file")
+    if log and path.is_file() and path.stat().st_size:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                first = fh.readline()
+        except OSError as exc:
+            raise c.fail(key, f"{path}: {exc.strerror or exc}") from None
+        if not LOG_LINE.match(first):
+            raise c.fail(key, f"{path} exists and is not a tute log; name another file (or delete it)")
+
+
+#: a line of a run's log: ``2026-12-03 10:00:00,123 Process name LEVEL message``
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")
 
 
 def _at_least(c: Checker, data: dict[str, Any], key: str, default: int, low: int, words: str = "") -> int:
