@@ -264,3 +264,34 @@ def test_a_closed_pipe_ends_a_listing_quietly(tmp_path: Path) -> None:
         proc = subprocess.run(f"{TUTE} {' '.join(args)} | head -c 50 > /dev/null", shell=True, cwd=tmp_path,
                               capture_output=True, text=True, timeout=120)
         assert proc.stderr == "", proc.stderr  # no "Broken pipe" error, no traceback
+
+
+def test_an_import_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
+    import json as _json
+    import sqlite3 as _sqlite3
+
+    from leagues.records.archive import ArchiveError, import_file
+    from leagues.tournament.store import Store
+
+    cfg = write_config(tmp_path, deals=3, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
+    assert tute("export", "--store", "store.sqlite", "--out", "all.jsonl", cwd=tmp_path).returncode == 0
+    lines = (tmp_path / "all.jsonl").read_text().splitlines()
+    bad = _json.loads(lines[3])
+    bad["seed"] = 2 ** 63  # once overflowed SQLite after the earlier lines were stored
+    (tmp_path / "bad.jsonl").write_text("\n".join(lines[:3] + [_json.dumps(bad)] + lines[4:]) + "\n")
+    with Store(tmp_path / "fresh.sqlite") as fresh:
+        try:
+            import_file(tmp_path / "bad.jsonl", fresh)
+        except ArchiveError as exc:
+            assert any("bad.jsonl:4" in p and "seed" in p for p in exc.problems), exc.problems
+        else:
+            raise AssertionError("a seed of 2^63 was imported")
+        assert fresh.games() == [] and fresh.tournaments() == []
+        # a failure while storing (the disk, a lock) leaves nothing either: no tournament without its games
+        monkeypatch.setattr(Store, "add_games", lambda self, rows: (_ for _ in ()).throw(_sqlite3.OperationalError("disk I/O error")))
+        try:
+            import_file(tmp_path / "all.jsonl", fresh)
+        except _sqlite3.OperationalError:
+            pass
+        assert fresh.games() == [] and fresh.tournaments() == []

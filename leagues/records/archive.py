@@ -22,7 +22,7 @@ from arena import GameRecord, ReplayError, get_variant, replay
 from arena.matchplay import MatchRecord, is_match_json, verify_match
 
 from leagues.tournament.schedule import GameSpec
-from leagues.tournament.store import EntrantRow, Store
+from leagues.tournament.store import EntrantRow, Store, game_row
 
 HEADER_FORMAT = "tute-arena/tournament-1"
 _ID = re.compile(r"^(?P<t>.+)/(?P<v>[^/]+)/r(?P<r>\d+)/t(?P<tb>\d+)/d(?P<d>\d+)/s(?P<s>\d+)$")
@@ -161,6 +161,9 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None, *
         except (KeyError, TypeError, ValueError) as exc:
             problems.append(f"{where}: bad schedule field: {exc}")
             continue
+        if not 0 <= spec.seed < 2 ** 63:
+            problems.append(f"{where}: seed: must be an integer in [0, 2^63), not {spec.seed}")
+            continue
         if tournament:
             spec = spec._replace(tournament=tournament)
         if spec.id in seen:
@@ -210,8 +213,21 @@ def import_file(path: str | Path, store: Store, tournament: str | None = None, *
 
 
 def import_pending(pending: PendingImport, path: str | Path, store: Store) -> int:
-    """Store what ``read_import`` checked."""
+    """Store what ``read_import`` checked: the games in one transaction; if that fails, the tournaments
+    this import created are removed again, so a store is never left with half a file."""
     names = list(dict.fromkeys(spec.tournament for spec, _, _ in pending.games))
+    created = [n for n in names if store.tournament(n) is None]
+    try:
+        stored = _store_pending(pending, path, store, names)
+    except Exception:
+        for name in created:
+            if store.tournament(name) is not None:
+                store.delete_tournament(name)
+        raise
+    return stored
+
+
+def _store_pending(pending: PendingImport, path: str | Path, store: Store, names: list[str]) -> int:
     for name in names:
         if store.tournament(name) is not None:
             continue
@@ -229,9 +245,8 @@ def import_pending(pending: PendingImport, path: str | Path, store: Store) -> in
             digest = ""
         text = json.dumps(config, sort_keys=True, separators=(",", ":"))
         store.create_tournament(name, digest or hashlib.sha256(text.encode()).hexdigest()[:16], text, entrants)
-    stored = 0
-    for spec, result_json, record_json in pending.games:
-        stored += store.add_game(spec, result_json, record_json)
+    stored = store.add_games([game_row(spec, result_json, record_json) for spec, result_json, record_json
+                              in pending.games])
     for name in names:
         store.mark_finished(name)
     return stored
