@@ -295,3 +295,32 @@ def test_an_import_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
         except _sqlite3.OperationalError:
             pass
         assert fresh.games() == [] and fresh.tournaments() == []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except FileNotFoundError:
+        return False
+
+
+def test_a_killed_runner_leaves_no_worker_behind(tmp_path: Path) -> None:
+    import re as _re
+    cfg = write_config(tmp_path, deals=20000, workers=2, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
+    proc = subprocess.Popen([TUTE, "run", str(cfg), "--quiet"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # its own process: the kill below reaches the parent only
+    log = tmp_path / "store.log"
+    workers: list[int] = []
+    deadline = time.time() + 60
+    while time.time() < deadline and len(workers) < 2:
+        time.sleep(0.2)
+        if log.exists():
+            workers = [int(p) for p in _re.findall(r"worker (\d+) ready", log.read_text())]
+    assert len(workers) == 2
+    proc.kill()  # SIGKILL to the runner alone
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(_alive(p) for p in workers):
+        time.sleep(0.2)
+    assert not any(_alive(p) for p in workers), "a worker outlived its runner"

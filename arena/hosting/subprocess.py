@@ -61,6 +61,18 @@ _PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
 
 
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Ask the kernel to send ``sig`` to this process when its parent dies (Linux ``PR_SET_PDEATHSIG``;
+    elsewhere nothing): a worker whose runner is killed with ``kill -9`` must not play on, or block,
+    forever. If the parent is already gone (it died before this call), exit now."""
+    if _PRCTL is None:
+        return
+    parent = os.getppid()
+    _PRCTL(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+    if parent == 1 or os.getppid() != parent:
+        os._exit(1)
+
+
 def _limit_memory(memory_mb: int) -> Any:
     limit = memory_mb * 1024 * 1024
 

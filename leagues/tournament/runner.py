@@ -34,6 +34,7 @@ from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from arena.hosting import BotLoadError, make_player
+from arena.hosting.subprocess import die_with_parent
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
@@ -203,6 +204,7 @@ def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant
                  memory_mb: int, log_queue: Any, level: int, matches: dict[str, MatchRule] | None = None) -> None:
     """Pool initializer: Ctrl-C is the parent's to handle; logs go to the parent's queue."""
     global _WORKER, _LOG_QUEUE
+    die_with_parent()  # a runner killed with kill -9 takes its workers (and their bots) with it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() must end a worker, whatever the parent set
     root = logging.getLogger()
