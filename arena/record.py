@@ -13,6 +13,7 @@ from typing import Any, Iterator, Sequence
 
 from .cards import NAMES, NO_CARD, cards_list, parse_card
 from .jsontext import compact, quote, strs
+from .record_schema import check_record
 from .result import GameResult
 from .state import GameState, IllegalAction
 from .variants import Variant, VariantError
@@ -114,6 +115,7 @@ class GameRecord:
         fmt = data.get("format")
         if not isinstance(fmt, str) or not fmt.startswith("tute-arena/"):
             raise ValueError(f"format: expected 'tute-arena/1', got {fmt!r}")
+        check_record(data)  # every field's type and range, and their fit to the record's rules
         try:
             return cls(
                 id=str(data["id"]), variant=str(data["variant"]), options=dict(data["options"]),

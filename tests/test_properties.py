@@ -163,7 +163,7 @@ def _check_config(v: Variant, seed: int) -> None:
 
 def _given_variant(name: str, v: Variant, examples: int):
     @settings(max_examples=examples, **COMMON)
-    @given(seed=st.integers(0, 2**63))
+    @given(seed=st.integers(0, 2**63 - 1))  # seeds are 63-bit (derive_seed; the record format)
     def test(seed: int) -> None:
         _check_config(v, seed)
     test.__name__ = f"test_random_games_{name}"
@@ -208,7 +208,7 @@ def _public_cards(state: GameState, seat: int) -> set[int]:
 
 
 @settings(max_examples=400, **COMMON)
-@given(seed=st.integers(0, 2**63), name=st.sampled_from(sorted(CONFIGS)), cut=st.floats(0, 1))
+@given(seed=st.integers(0, 2**63 - 1), name=st.sampled_from(sorted(CONFIGS)), cut=st.floats(0, 1))
 def test_states_differing_only_in_hidden_cards_give_equal_views(seed: int, name: str, cut: float) -> None:
     v = CONFIGS[name]
     rng = random.Random(seed)

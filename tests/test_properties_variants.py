@@ -209,7 +209,7 @@ def _check(v: Variant, seed: int) -> None:
 
 def _given(name: str, v: Variant, examples: int):
     @settings(max_examples=examples, **COMMON)
-    @given(seed=st.integers(0, 2**63))
+    @given(seed=st.integers(0, 2**63 - 1))  # seeds are 63-bit (derive_seed; the record format)
     def test(seed: int) -> None:
         _check(v, seed)
     test.__name__ = f"test_random_games_{name}"
@@ -232,7 +232,7 @@ def _public(state: GameState, seat: int) -> set[str]:
 
 
 @settings(max_examples=300, **COMMON)
-@given(seed=st.integers(0, 2**63), name=st.sampled_from(sorted(CONFIGS)), cut=st.floats(0, 1))
+@given(seed=st.integers(0, 2**63 - 1), name=st.sampled_from(sorted(CONFIGS)), cut=st.floats(0, 1))
 def test_views_show_the_auction_and_trump_but_no_hidden_card(seed: int, name: str, cut: float) -> None:
     v = CONFIGS[name]
     rng = random.Random(seed)

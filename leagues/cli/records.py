@@ -3,7 +3,6 @@ recorded games."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Iterator, NoReturn
@@ -14,7 +13,8 @@ from tabulate import tabulate
 from arena import GameRecord, ReplayError, replay as verify_record
 
 from leagues.cli.style import colour as use_colour
-from leagues.records.archive import ArchiveError, export, import_pending, is_header, open_text, read_import, verify
+from leagues.records.archive import (ArchiveError, export, import_pending, is_header, open_text, parse_line,
+                                     read_import, read_lines, verify)
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
@@ -36,16 +36,19 @@ def read_jsonl(path: str) -> Iterator[tuple[int, GameRecord]]:
     except OSError as exc:
         fail(f"{path}: {exc.strerror or exc}")
     with fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-                if is_header(data):
+        try:
+            for lineno, line in read_lines(fh, path):
+                if not line.strip():
                     continue
-                yield lineno, GameRecord.from_json(data)
-            except ValueError as exc:
-                fail(f"{path}:{lineno}: not a game record: {exc}")
+                try:
+                    data = parse_line(line)
+                    if is_header(data):
+                        continue
+                    yield lineno, GameRecord.from_json(data)
+                except ValueError as exc:
+                    fail(f"{path}:{lineno}: not a game record: {exc}")
+        except ArchiveError as exc:
+            fail(exc.problems[0])
 
 
 def record_from_file(path: str, index: int) -> GameRecord:

@@ -44,6 +44,29 @@ def open_text(path: str | Path, mode: str = "rt") -> IO[str]:
     return open(p, mode[0], encoding="utf-8")
 
 
+def parse_line(line: str) -> Any:
+    """One JSON line of a records file; anything that is not JSON (deep nesting included) is a
+    ValueError with a one-line reason, never a RecursionError."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError("not JSON a record can be: nested too deeply") from None
+
+
+def read_lines(fh: IO[str], path: str | Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a records file; a byte that is not UTF-8 is one error naming the line."""
+    lineno = 0
+    try:
+        for lineno, line in enumerate(fh, 1):
+            yield lineno, line
+    except UnicodeDecodeError as exc:
+        raise ArchiveError([f"{path}:{lineno + 1}: not UTF-8 text ({exc.reason})"]) from None
+    except (OSError, EOFError) as exc:
+        raise ArchiveError([f"{path}: cannot read: {exc}"]) from None
+
+
 def is_header(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == HEADER_FORMAT
 
@@ -125,18 +148,15 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None, *
     except OSError as exc:
         raise ArchiveError([f"{path}: {exc.strerror or exc}"]) from None
     with fh:
-        try:
-            lines = list(fh)
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
-            raise ArchiveError([f"{path}: cannot read: {exc}"]) from None
-    for lineno, line in enumerate(lines, 1):
+        lines = list(read_lines(fh, path))
+    for lineno, line in lines:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(f"{where}: not JSON: {exc.msg}")
+            data = parse_line(line)
+        except ValueError as exc:
+            problems.append(f"{where}: {exc}")
             continue
         if is_header(data):
             name = tournament or str(data.get("name"))
@@ -171,6 +191,8 @@ def read_import(path: str | Path, store: Store, tournament: str | None = None, *
             continue
         seen[spec.id] = lineno
         data.pop("schedule", None)
+        if data.get("id") != spec.id:  # a record without an id is stored under the one made for it
+            data["id"] = spec.id
         if store.has_game(spec.id):
             if skip_existing and json.loads(store.record_json(spec.id)) == data:
                 pending.skipped += 1

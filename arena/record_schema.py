@@ -1,0 +1,118 @@
+"""The one schema check of a game record (``tute-arena/1``): every field's type and range, and how
+the fields fit the record's own rules, before anything reads them.
+
+``GameRecord.from_json`` runs it, so every reader gets it: ``tute import``, ``tute replay --file``,
+``tute verify`` and the store's reader. The replay then checks the play itself (that the actions are
+legal and the result follows); this checks what a replay cannot see or would trip over: seats as
+numbers, an id that is an object, a seed of 1.5 or ``true``, teams that are not the variant's, an option
+the variant refuses. A problem raises ``RecordError`` naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import NAMES
+from .variants import VARIANTS, Variant, VariantError
+
+_CARD_NAMES = frozenset(NAMES)
+#: the longest id and seat name a record may carry
+ID_MAX = 300
+SEED_LIMIT = 2 ** 63
+
+
+class RecordError(ValueError):
+    """A record whose field breaks the format; the message starts with the field's name."""
+
+
+def _fail(field: str, message: str, value: Any = ...) -> RecordError:
+    shown = ""
+    if value is not ...:
+        text = repr(value)
+        shown = f", got {text if len(text) <= 60 else text[:57] + '...'}"
+    return RecordError(f"{field}: {message}{shown}")
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value: Any, field: str, *, empty: bool = False, limit: int = ID_MAX) -> str:
+    if not isinstance(value, str):
+        raise _fail(field, "expected a string", value)
+    if not value and not empty:
+        raise _fail(field, "must not be empty")
+    if len(value) > limit:
+        raise _fail(field, f"longer than {limit} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise _fail(field, "must not hold control characters", value)
+    return value
+
+
+def _cards(value: Any, field: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise _fail(field, "expected a list of cards", value)
+    for c in value:
+        if c not in _CARD_NAMES:
+            raise _fail(field, f"{c[:20]!r} is not a card")
+    return value
+
+
+def check_record(data: Any) -> Variant:
+    """Check a parsed record (a dict from JSON) against the format; return its rules."""
+    if not isinstance(data, dict):
+        raise RecordError("a game record is a JSON object")
+    for key in ("id", "variant", "options", "dealer", "seats", "teams", "deck", "hands", "stock", "trump_card",
+                "actions", "result"):
+        if key not in data:
+            raise _fail(key, "missing")
+    _text(data["id"], "id", empty=True)  # a record made by play_game without an id; a store gives it one
+    name = data["variant"]
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise _fail("variant", "not a known variant", name)
+    if not isinstance(data["options"], dict):
+        raise _fail("options", "expected an object", data["options"])
+    try:
+        v = Variant.from_options(name, data["options"])
+    except (VariantError, TypeError, ValueError) as exc:
+        raise _fail("options", str(exc)) from None
+    seed = data.get("seed")
+    if seed is not None and not (_int(seed) and 0 <= seed < SEED_LIMIT):
+        raise _fail("seed", "expected null or an integer in [0, 2^63)", seed)
+    n = v.players
+    if not (_int(data["dealer"]) and 0 <= data["dealer"] < n):
+        raise _fail("dealer", f"expected a seat from 0 to {n - 1}", data["dealer"])
+    seats = data["seats"]
+    if not isinstance(seats, list) or len(seats) != n:
+        raise _fail("seats", f"expected a list of {n} names", seats)
+    for i, s in enumerate(seats):
+        _text(s, f"seats[{i}]")
+    if data["teams"] != [list(t) for t in v.teams]:
+        raise _fail("teams", f"are not {v.name}'s ({[list(t) for t in v.teams]})", data["teams"])
+    _cards(data["deck"], "deck")
+    hands = data["hands"]
+    if not isinstance(hands, list) or len(hands) != n:
+        raise _fail("hands", f"expected a list of {n} hands", hands)
+    for i, h in enumerate(hands):
+        _cards(h, f"hands[{i}]")
+    _cards(data["stock"], "stock")
+    trump_card = data["trump_card"]
+    if trump_card is not None and not (isinstance(trump_card, str) and trump_card in _CARD_NAMES):
+        raise _fail("trump_card", "expected null or a card", data["trump_card"])
+    actions = data["actions"]
+    if not isinstance(actions, list):
+        raise _fail("actions", "expected a list", actions)
+    for i, a in enumerate(actions):
+        if not (isinstance(a, list) and len(a) == 2 and _int(a[0]) and 0 <= a[0] < n and isinstance(a[1], str)
+                and len(a[1]) <= 40):
+            raise _fail(f"actions[{i}]", f"expected [seat from 0 to {n - 1}, action]", a)
+    result = data["result"]
+    if not isinstance(result, dict):
+        raise _fail("result", "expected an object", result)
+    for key in ("points", "ranks"):
+        values = result.get(key)
+        if not (isinstance(values, list) and len(values) == n and all(_int(x) for x in values)):
+            raise _fail(f"result.{key}", f"expected a list of {n} integers", values)
+    if not isinstance(result.get("reason"), str):
+        raise _fail("result.reason", "expected a string", result.get("reason"))
+    return v
