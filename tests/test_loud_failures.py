@@ -324,3 +324,27 @@ def test_a_killed_runner_leaves_no_worker_behind(tmp_path: Path) -> None:
     while time.time() < deadline and any(_alive(p) for p in workers):
         time.sleep(0.2)
     assert not any(_alive(p) for p in workers), "a worker outlived its runner"
+
+
+def test_a_bots_child_that_left_its_group_ends_with_the_game(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    bot = script(tmp_path, "forker.py", f"""
+        import json, os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(300)"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        open({str(pidfile)!r}, "w").write(str(child.pid))
+        print(json.dumps({{"type": "hello", "name": "forker"}}), flush=True)
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m["type"] == "act":
+                print(json.dumps({{"action": m["legal"][0]}}), flush=True)
+            elif m["type"] == "quit":
+                time.sleep(30)  # never leaves by itself: the referee ends it
+    """)
+    out = tute("play", "tute-2", "random", f"python3 {bot}", "-n", "2", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    child = int(pidfile.read_text())
+    deadline = time.time() + 10
+    while time.time() < deadline and _alive(child):
+        time.sleep(0.2)
+    assert not _alive(child), "the bot's setsid child outlived its game"

@@ -61,6 +61,35 @@ _PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
 
 
+def descendants(root: int) -> list[int]:
+    """Every live descendant of process ``root`` (children, their children, ...), from ``/proc`` (Linux;
+    elsewhere none): the processes a bot started, whatever session or group they moved to."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(name))
+    out: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in out:
+                out.append(child)
+                todo.append(child)
+    return out
+
+
 def die_with_parent(sig: int = signal.SIGKILL) -> None:
     """Ask the kernel to send ``sig`` to this process when its parent dies (Linux ``PR_SET_PDEATHSIG``;
     elsewhere nothing): a worker whose runner is killed with ``kill -9`` must not play on, or block,
@@ -270,6 +299,13 @@ class SubprocessHost:
         if proc is None:
             return
         self.proc = None
+        # every descendant first: a child that left the bot's process group (setsid) would outlive a
+        # killpg, playing on or holding the pipes after its game
+        for pid in descendants(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         if proc.poll() is None:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
