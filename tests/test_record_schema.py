@@ -139,3 +139,21 @@ def test_bad_bytes_in_a_records_file_are_one_line_for_every_reader(tmp_path: Pat
         assert out.returncode == 2, (args, out.stderr)
         assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr, out.stderr
         assert "in.jsonl:1" in out.stderr
+
+
+@pytest.mark.parametrize("column, value", [("result", "{not json"), ("result", '{"points": [1], "ranks": [0], "reason": "x"}'),
+                                           ("seats", "[1, 2]"), ("seats", "not json")])
+def test_a_damaged_row_is_named_and_every_reader_goes_on(tmp_path: Path, column: str, value: str) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(json.dumps(record("tute-2", s)) for s in range(4)) + "\n")
+    store = tmp_path / "s.sqlite"
+    assert subprocess.run([TUTE, "import", str(path), "--store", str(store)], capture_output=True, timeout=120).returncode == 0
+    db = sqlite3.connect(store)
+    gid = db.execute("SELECT id FROM games ORDER BY id LIMIT 1").fetchone()[0]
+    db.execute(f"UPDATE games SET {column} = ? WHERE id = ?", (value, gid))
+    db.commit()
+    db.close()
+    for args, code in ((["games"], 0), (["leaderboard"], 0), (["export"], 0), (["verify"], 1)):
+        out = subprocess.run([TUTE, *args, "--store", str(store)], capture_output=True, text=True, timeout=120)
+        assert out.returncode == code, (args, out.stderr)
+        assert "Traceback" not in out.stderr and gid in out.stdout + out.stderr, (args, out.stderr)

@@ -74,6 +74,12 @@ def store_path_of(store_path: str | None, must_exist: bool = True) -> Path:
     return path
 
 
+def report_damaged(store: Store) -> None:
+    """Name every stored game whose row could not be read (and was left out), one line each."""
+    for gid, why in sorted(store.damaged.items()):
+        click.echo(f"warning: game {gid}: its stored row cannot be read and is left out ({why})", err=True)
+
+
 def open_store(store_path: str | None, must_exist: bool = True) -> Store:
     try:
         return Store(store_path_of(store_path, must_exist))
@@ -120,6 +126,7 @@ def register(cli: click.Group) -> None:
         """
         with open_store(store_path) as store:
             rows = store.games(tournament, variant=variant, entrant=entrant)
+            report_damaged(store)
         if forfeits:
             rows = [g for g in rows if g.result.forfeit is not None]
         total = len(rows)
@@ -217,6 +224,7 @@ def register(cli: click.Group) -> None:
                 raise  # the reader closed the pipe (tute export | head): not an error of the file
             except OSError as exc:
                 fail(f"{out}: {exc.strerror or exc}")
+            report_damaged(store)
 
     @cli.command(name="import")
     @click.argument("file", type=click.Path(dir_okay=False))

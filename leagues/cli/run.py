@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 
 import click
 
+from leagues.cli.records import report_damaged
 from leagues.tournament.config import MATCH_FORMATS, ConfigError, TournamentConfig, load_config, parse_config
 from leagues.tournament.forfeits import stored_forfeits
 from leagues.tournament.matches import monitor_of_store, summary_lines
@@ -180,5 +181,6 @@ def register(cli: click.Group) -> None:
             with Store(path) as store:
                 name = pick_tournament(store, tournament)
                 print_tables(store, name, fmt, variant, matrix)
+                report_damaged(store)
         except StoreError as exc:
             _user_error(str(exc))

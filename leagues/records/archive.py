@@ -297,3 +297,5 @@ def verify(store: Store, tournament: str | None = None) -> Iterator[tuple[str, s
             yield g.id, "the stored seats differ from the record's"
         else:
             yield g.id, None
+    for gid, why in sorted(store.damaged.items()):
+        yield gid, f"the stored row cannot be read: {why}"

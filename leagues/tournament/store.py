@@ -15,6 +15,7 @@ The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the s
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -153,6 +154,8 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.db = connect(self.path, SCHEMA, StoreError, "store")
+        #: rows that could not be read (game id -> why), filled by ``games``: readers report and skip them
+        self.damaged: dict[str, str] = {}
 
     def close(self) -> None:
         self.db.close()
@@ -262,12 +265,31 @@ class Store:
         if entrant is not None:
             sql += " AND EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)"
             args.append(entrant)
-        rows = [GameRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(json.loads(r[8])),
-                        tuple(json.loads(r[9])), r[10], r[11], r[12], GameResult.from_json(json.loads(r[13])))
-                for r in self.db.execute(sql, args)]
+        try:
+            raw = self.db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError:  # a damaged seats column breaks json_each: filter here instead
+            raw = [r for r in self.db.execute(sql.split(" AND EXISTS")[0], args[:-1])
+                   if entrant in _names_or_empty(r[8])]
+        rows = [g for g in map(self._row, raw) if g is not None]
         # sorted here rather than by an index: one index less to update per stored game
         rows.sort(key=lambda g: (g.tournament, g.order))
         return rows
+
+    def _row(self, r: Sequence[Any]) -> GameRow | None:
+        """A stored game, or None when its row is damaged (kept in ``damaged`` with the reason): a reader
+        names the game and goes on, never a traceback."""
+        try:
+            seats, units = json.loads(r[8]), json.loads(r[9])
+            if not (isinstance(seats, list) and seats and all(isinstance(x, str) for x in seats)):
+                raise ValueError("seats: not a list of names")
+            result = GameResult.from_json(json.loads(r[13]))
+            if len(result.ranks) != len(seats) or len(result.points) != len(seats):
+                raise ValueError("result: ranks and points do not fit the seats")
+            return GameRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(seats), tuple(units), r[10], r[11],
+                           r[12], result)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            self.damaged[str(r[0])] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            return None
 
     def record(self, game_id: str) -> GameRecord:
         """The record of a deal: a stored game, or deal ``K`` of a stored match as ``MATCH_ID/dK``."""
@@ -307,3 +329,11 @@ class Store:
 
     def _tx(self) -> Transaction:
         return Transaction(self.db, self.path, StoreError)
+
+
+def _names_or_empty(text: Any) -> list[Any]:
+    try:
+        names = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return []
+    return names if isinstance(names, list) else []
