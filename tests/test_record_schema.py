@@ -157,3 +157,30 @@ def test_a_damaged_row_is_named_and_every_reader_goes_on(tmp_path: Path, column:
         out = subprocess.run([TUTE, *args, "--store", str(store)], capture_output=True, text=True, timeout=120)
         assert out.returncode == code, (args, out.stderr)
         assert "Traceback" not in out.stderr and gid in out.stdout + out.stderr, (args, out.stderr)
+
+
+def test_every_reader_works_on_a_store_on_read_only_media(tmp_path: Path) -> None:
+    src, mnt = tmp_path / "src", tmp_path / "mnt"
+    src.mkdir()
+    mnt.mkdir()
+    cfg = src / "tournament.toml"
+    cfg.write_text('name = "t"\nseed = 1\ndeals = 2\nstore = "s.sqlite"\n[[variants]]\nname = "tute-2"\n'
+                   '[[entrants]]\nname = "a"\nbot = "random"\n[[entrants]]\nname = "b"\nbot = "random"\n')
+    assert subprocess.run([TUTE, "run", str(cfg), "--quiet"], cwd=src, capture_output=True, timeout=120).returncode == 0
+    mounted = subprocess.run(["mount", "--bind", str(src), str(mnt)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot make a bind mount here ({mounted.stderr.strip()[:80]}): the read-only case is untested")
+    try:
+        ro = subprocess.run(["mount", "-o", "remount,bind,ro", str(mnt)], capture_output=True)
+        if ro.returncode != 0:
+            pytest.skip("cannot remount read-only here: the read-only case is untested")
+        store = str(mnt / "s.sqlite")
+        before = {p.name: p.stat().st_mtime_ns for p in src.iterdir()}
+        for args in (["leaderboard", "--store", store], ["games", "--store", store], ["verify", "--store", store],
+                     ["export", "--store", store], ["replay", "t/tute-2/r1/t0/d0/s0", "--store", store]):
+            out = subprocess.run([TUTE, *args], capture_output=True, text=True, timeout=120)
+            assert out.returncode == 0, (args, out.stderr)
+            assert "Traceback" not in out.stderr
+        assert {p.name: p.stat().st_mtime_ns for p in src.iterdir()} == before  # readers never write
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

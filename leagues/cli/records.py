@@ -81,8 +81,10 @@ def report_damaged(store: Store) -> None:
 
 
 def open_store(store_path: str | None, must_exist: bool = True) -> Store:
+    """The store a command names; a reader's (``must_exist``) read-only, so it never writes and a store
+    on read-only media opens too."""
     try:
-        return Store(store_path_of(store_path, must_exist))
+        return Store(store_path_of(store_path, must_exist), readonly=must_exist)
     except StoreError as exc:
         fail(str(exc))
 

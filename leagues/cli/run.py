@@ -178,7 +178,7 @@ def register(cli: click.Group) -> None:
         if not path.is_file():
             _user_error(f"{path}: no such store (run the tournament first)")
         try:
-            with Store(path) as store:
+            with Store(path, readonly=True) as store:
                 name = pick_tournament(store, tournament)
                 print_tables(store, name, fmt, variant, matrix)
                 report_damaged(store)

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 
-def connect(path: Path, schema: str, error: type[Exception], what: str) -> sqlite3.Connection:
+def connect(path: Path, schema: str, error: type[Exception], what: str, *, readonly: bool = False) -> sqlite3.Connection:
     """Open (or create) the store file at ``path`` in autocommit mode and make sure ``schema`` exists;
-    a failure raises ``error`` naming the file and ``what`` it was meant to be."""
+    a failure raises ``error`` naming the file and ``what`` it was meant to be. ``readonly``: a reader's
+    connection, which never writes (no schema, no pragma that writes) and works on read-only media."""
+    if readonly:
+        return _connect_readonly(path, error, what)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
@@ -30,6 +34,21 @@ def connect(path: Path, schema: str, error: type[Exception], what: str) -> sqlit
     except (OSError, sqlite3.Error) as exc:
         raise error(f"{path}: cannot open the {what}: {exc}") from None
     return db
+
+
+def _connect_readonly(path: Path, error: type[Exception], what: str) -> sqlite3.Connection:
+    """``mode=ro`` first; where even that needs to write (a WAL store on read-only media, whose shared
+    memory file cannot be made), ``immutable=1``: the file is read as it lies."""
+    uri = "file:" + quote(str(path.resolve()))
+    last: Exception | None = None
+    for flags in ("?mode=ro", "?immutable=1"):
+        try:
+            db = sqlite3.connect(uri + flags, uri=True, isolation_level=None, timeout=30)
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.Error as exc:
+            last = exc
+    raise error(f"{path}: cannot open the {what}: {last}")
 
 
 class Transaction:

@@ -151,9 +151,11 @@ class StoreError(RuntimeError):
 class Store:
     """One SQLite file. Open it, use it, ``close()`` it (or use ``with``)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """``readonly``: for readers (leaderboard, games, verify, export, replay), which never write and
+        so open a store on read-only media too."""
         self.path = Path(path)
-        self.db = connect(self.path, SCHEMA, StoreError, "store")
+        self.db = connect(self.path, SCHEMA, StoreError, "store", readonly=readonly)
         #: rows that could not be read (game id -> why), filled by ``games``: readers report and skip them
         self.damaged: dict[str, str] = {}
 
@@ -200,7 +202,10 @@ class Store:
     def progress(self, name: str) -> tuple[int, int | None, bool]:
         """(games stored, games planned or None if never recorded, finished) of a tournament."""
         played = self.db.execute("SELECT COUNT(*) FROM games WHERE tournament = ?", (name,)).fetchone()[0]
-        row = self.db.execute("SELECT planned FROM plans WHERE tournament = ?", (name,)).fetchone()
+        try:
+            row = self.db.execute("SELECT planned FROM plans WHERE tournament = ?", (name,)).fetchone()
+        except sqlite3.OperationalError:  # a store older than the plans table, opened read-only
+            row = None
         t = self.tournament(name)
         return int(played), (int(row[0]) if row else None), bool(t is not None and t.finished is not None)
 
