@@ -65,9 +65,14 @@ def parse_answer(line: bytes) -> Any:
     The action is returned as sent (a non-string included): whether it is a legal action string is the
     referee's question, answered by ``play_game``.
     """
+    return parse_answer_request(line)[0]
+
+
+def parse_answer_request(line: bytes) -> tuple[Any, Any]:
+    """The ``action`` of an answer line and the ``request`` number it echoes (None when it echoes none)."""
     if line.startswith(b'{"action":"') and line.endswith(b'"}') and line.count(b'"') == 4 and b"\\" not in line:
-        try:  # the common answer, exactly as arena.hosting.child and most JSON libraries write it
-            return line[11:-2].decode()
+        try:  # the common answer, exactly as most JSON libraries write it
+            return line[11:-2].decode(), None
         except UnicodeDecodeError:
             pass
     try:
@@ -77,7 +82,7 @@ def parse_answer(line: bytes) -> Any:
     if not isinstance(msg, dict):
         raise ProtocolError(f"answer is not a JSON object: {_short(line)}")
     if "action" in msg:
-        return msg["action"]
+        return msg["action"], msg.get("request")
     if msg.get("type") == "error":
         raise BotReportedError(str(msg.get("message", ""))[:1000])
     raise ProtocolError(f"answer has no 'action': {_short(line)}")
@@ -151,10 +156,11 @@ class ViewEncoder:
             self._variant_json = variant_keys(v)
         return view_json(view, self._variant_json, self._tricks_of(view.tricks), self.legal_json(view.legal))
 
-    def act_message(self, view: PlayerView, time_ms: int) -> bytes:
-        """The ``act`` line for ``view``."""
+    def act_message(self, view: PlayerView, time_ms: int, request: int | None = None) -> bytes:
+        """The ``act`` line for ``view``, numbered ``request`` (a bot may echo it in its answer)."""
+        number = "" if request is None else f',"request":{request}'
         return (f'{{"type":"act","view":{self.view_json(view)},"legal":{self.legal_json(view.legal)},'
-                f'"time_ms":{time_ms}}}\n').encode()
+                f'"time_ms":{time_ms}{number}}}\n').encode()
 
 
 # ------------------------------------------------------------------------------------- decoding
@@ -216,5 +222,5 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
 
 
 __all__ = ["PROTOCOL_VERSION", "HELLO", "QUIT", "ProtocolError", "BotReportedError", "ViewEncoder",
-           "ViewDecoder", "view_from_json", "parse_answer", "parse_hello", "dumps_line", "new_game_message",
+           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_hello", "dumps_line", "new_game_message",
            "game_over_message", "rules_of"]

@@ -23,7 +23,8 @@ def main() -> None:
             rng = random.Random(f"{msg.get('seed')}/{msg.get('seat')}")
             continue
         elif kind == "act":
-            reply = {"action": rng.choice(msg["legal"])}
+            # echoing the request number lets the referee tell this answer from a stray line
+            reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
         elif kind == "game_over":
             continue
         elif kind == "quit":

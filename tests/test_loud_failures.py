@@ -348,3 +348,64 @@ def test_a_bots_child_that_left_its_group_ends_with_the_game(tmp_path: Path) -> 
     while time.time() < deadline and _alive(child):
         time.sleep(0.2)
     assert not _alive(child), "the bot's setsid child outlived its game"
+
+
+# ------------------------------------------------------------------------------------------- request numbers
+REQUEST_BOTS = {
+    # answers right after new_game, before any act: output nobody asked for
+    "early": """
+        if m["type"] == "new_game":
+            print(json.dumps({"action": "play 1o"}), flush=True)
+        elif m["type"] == "act":
+            print(json.dumps({"action": m["legal"][0], "request": m["request"]}), flush=True)
+    """,
+    # echoes a number that is not the open request's
+    "wrong": """
+        if m["type"] == "act":
+            print(json.dumps({"action": m["legal"][0], "request": m["request"] + 7}), flush=True)
+    """,
+    # answers every act twice: the second answer is one nobody asked for
+    "twice": """
+        if m["type"] == "act":
+            a = json.dumps({"action": m["legal"][0], "request": m["request"]})
+            print(a, flush=True)
+            print(a, flush=True)
+    """,
+    # echoes faithfully: plays on
+    "echo": """
+        if m["type"] == "act":
+            print(json.dumps({"action": m["legal"][0], "request": m["request"]}), flush=True)
+    """,
+}
+
+
+def request_bot(folder: Path, name: str) -> Path:
+    body = textwrap.indent(textwrap.dedent(REQUEST_BOTS[name]), "    ")
+    return script(folder, f"{name}.py", "import json, sys\n"
+                  "print(json.dumps({'type': 'hello', 'name': 'r'}), flush=True)\n"
+                  "for line in sys.stdin:\n    m = json.loads(line)\n" + body)
+
+
+def test_request_numbers_catch_answers_nobody_asked_for(tmp_path: Path) -> None:
+    v = get_variant("tute-2")
+    # the stray line is caught either waiting before the next act or, read as the next answer, by its number
+    stray = ("nobody asked for", "an answer to request", "without the request number")
+    for name, expected in (("early", stray), ("wrong", ("an answer to request",)), ("twice", stray), ("echo", None)):
+        bot = make_player(["python3", str(request_bot(tmp_path, name))])
+        try:
+            forfeits = []
+            for g in range(3):
+                rec = play_game(v, shuffled_deck(v, g), 0, [bot, make_player("random")], seed=g, ask_forced=True)
+                if rec.result.forfeit:
+                    forfeits.append(rec.result.forfeit)
+        finally:
+            bot.close()
+        if expected is None:
+            assert not forfeits, forfeits
+            continue
+        assert forfeits and all(f.seat == 0 for f in forfeits), (name, forfeits)
+        caught = [f for f in forfeits if f.reason == "protocol" and any(e in f.detail for e in expected)]
+        assert caught, (name, forfeits)
+        # a stray line that arrives while the very first act is being sent cannot be told from its answer
+        # (no number yet to compare): it is then played, legal or not; every later one is caught
+        assert all(f in caught or (name == "early" and f.reason == "illegal") for f in forfeits), (name, forfeits)

@@ -45,7 +45,10 @@ class _Channel:
         try:
             data = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
         except (TypeError, ValueError):  # choose returned something JSON cannot carry: not an action
-            data = json.dumps({"action": {"unserializable": repr(msg.get("action"))[:200]}}).encode() + b"\n"
+            fallback: dict[str, Any] = {"action": {"unserializable": repr(msg.get("action"))[:200]}}
+            if "request" in msg:
+                fallback["request"] = msg["request"]
+            data = json.dumps(fallback).encode() + b"\n"
         self.write(data)
 
     def write(self, data: bytes) -> None:
@@ -165,12 +168,15 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
     choose = getattr(bot, "choose", None)
     send = chan.send
     for msg in messages:
+        request: Any = None
         if isinstance(msg, tuple):  # the pickle codec's act
             kind: Any = "act"
             raw_view: Any = msg
+            request = msg[6] if len(msg) > 6 else None
         elif isinstance(msg, dict):
             kind = msg.get("type")
             raw_view = msg.get("view")
+            request = msg.get("request")
         else:
             print(f"arena.hosting.child: ignoring a message that is not an object: {str(msg)[:200]!r}", file=sys.stderr)
             continue
@@ -191,10 +197,11 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                 if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                     return 1
                 continue
-            if type(action) is str:
-                chan.write(b'{"action":' + json.dumps(action).encode() + b"}\n")
+            echo = b"" if request is None else b',"request":' + str(int(request)).encode()
+            if type(action) is str:  # the request number echoed: the referee knows which act this answers
+                chan.write(b'{"action":' + json.dumps(action).encode() + echo + b"}\n")
             else:
-                send({"action": action})
+                send({"action": action} if request is None else {"action": action, "request": request})
         elif kind == "new_game":
             decoder.new_game(msg)
             hook = getattr(bot, "new_game", None)

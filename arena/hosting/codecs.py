@@ -48,7 +48,7 @@ class PickleEncoder:
         self._tricks: tuple[Any, ...] = ()
         self._variant: Variant | None = None
 
-    def act_message(self, view: PlayerView, time_ms: int) -> bytes:
+    def act_message(self, view: PlayerView, time_ms: int, request: int | None = None) -> bytes:
         tricks = view.tricks
         prev = self._tricks
         new: tuple[Any, ...]
@@ -64,7 +64,8 @@ class PickleEncoder:
         if view.variant is not self._variant:  # the rules travel once, and again whenever they change
             self._variant = view.variant
             rules = (view.variant.name, view.variant.options())
-        data = _pickle.dumps((time_ms, rules, _PHASE_INDEX[view.phase], start, new, _pickled_values(view)), 5)
+        data = _pickle.dumps((time_ms, rules, _PHASE_INDEX[view.phase], start, new, _pickled_values(view), request),
+                             5)
         return _LEN.pack(len(data)) + data
 
 
@@ -80,7 +81,7 @@ class PickleDecoder:
         self._tricks = ()
 
     def view(self, t: tuple[Any, ...]) -> PlayerView:
-        _, rules, phase, start, new, values = t
+        _, rules, phase, start, new, values = t[:6]  # t[6]: the request number, echoed by the child
         if rules is not None:
             self.variant = Variant.from_options(rules[0], rules[1])
         if self.variant is None:

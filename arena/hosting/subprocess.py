@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from ..match import BotFailure
 from ..protocol import (HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, ProtocolError, ViewEncoder,
-                        game_over_message, new_game_message, parse_answer, parse_hello)
+                        game_over_message, new_game_message, parse_answer_request, parse_hello)
 from ..view import PlayerView
 from .codecs import CODEC_JSON, CODEC_PICKLE, PickleEncoder, frame
 from .spec import BotSpec
@@ -217,6 +217,10 @@ class SubprocessHost:
         self.codec = codec
         self.bot_name = ""
         self.starts = 0
+        #: the number of the last ``act`` sent (a bot may echo it: an answer to another is a forfeit), and
+        #: whether this bot has echoed one (then every answer must)
+        self.request = 0
+        self.echoes = False
         self.proc: subprocess.Popen[bytes] | None = None
         self._in = -1
         self._out = -1
@@ -365,16 +369,41 @@ class SubprocessHost:
     def choose(self, view: PlayerView) -> Any:
         if self.proc is None:
             self.start()
-        if self._buf:
-            self._fail("protocol", f"unsolicited output: {self._buf[:200]!r}")
-        self._send(self._encoder.act_message(view, self.time_limit_ms))
+        if self._buf or self._readable():
+            extra = self._pending_output()
+            if extra.strip():
+                self._fail("protocol", f"output nobody asked for (before act {self.request + 1}): {extra[:200]!r}")
+            self._buf = extra  # blank lines, or the end of the pipe: the read below says what it is
+        self.request += 1
+        self._send(self._encoder.act_message(view, self.time_limit_ms, self.request))
         line = self._read_line(time.monotonic() + self._timeout_s, "move")
         try:
-            return parse_answer(line)
+            action, request = parse_answer_request(line)
         except BotReportedError as exc:
             self._fail("crash", str(exc) or "bot reported an error")
         except ProtocolError as exc:
             self._fail("protocol", str(exc))
+        if request is not None and request != self.request:
+            self._fail("protocol", f"an answer to request {str(request)[:40]}, while request {self.request} is open "
+                                   "(an answer sent twice, or before it was asked for)")
+        if request is None and self.echoes:
+            self._fail("protocol", f"an answer without the request number this bot echoes (request {self.request} "
+                                   "is open): a line sent before it was asked for?")
+        if request is not None:
+            self.echoes = True
+        return action
+
+    def _readable(self) -> bool:
+        """Whether the bot wrote something no request is open for (polled without waiting)."""
+        return bool(self._poll.poll(0))
+
+    def _pending_output(self) -> bytes:
+        if not self._readable():
+            return self._buf
+        try:
+            return self._buf + os.read(self._out, 4096)
+        except OSError:
+            return self._buf
 
     def game_over(self, result: dict[str, Any]) -> None:
         if self.alive:
