@@ -336,5 +336,6 @@ def get_variant(name: str, **opts: Any) -> Variant:
     try:
         base = VARIANTS[name]
     except KeyError:
-        raise VariantError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
+        shown = repr(name) if len(repr(name)) <= 60 else repr(name)[:57] + "..."
+        raise VariantError(f"unknown variant {shown} (known: {', '.join(VARIANTS)})") from None
     return base.replace(**opts) if opts else base

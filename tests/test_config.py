@@ -176,3 +176,52 @@ def test_hostile_config_values_are_one_clipped_line(tmp_path: Path, capsys: pyte
     assert all(len(line) < 400 for line in err.splitlines())
     assert (tmp_path / "notes.txt").read_text() == "my own notes, not a log\n"
     assert not (tmp_path / "store.sqlite").exists()
+
+
+def test_a_seeded_fuzz_of_configs_never_escapes_as_anything_but_a_named_config_error(tmp_path: Path) -> None:
+    """Three hundred mutated tournament.toml files: each loads, or fails with ConfigError lines that name
+    the file and stay short; nothing else (no TypeError, no OverflowError, no RecursionError) escapes."""
+    import random as _random
+
+    from league_util import config_text
+
+    rng = _random.Random(20)
+    junk = [float("nan"), float("inf"), -float("inf"), 1e308, 1e-320, 0, -1, 2 ** 70, 10 ** 6, True, "", "a\x00b",
+            "x" * 100_000, [], [[[[1]]]], {"a": 1}, "/", "/proc/self/x", "nested/../../up", 1.5]
+    base = dict(name="t", seed=1, format="round-robin", deals=2, workers=1, time_limit_ms=500, memory_mb=256,
+                max_tables=10, store="s.sqlite")
+    keys = list(base) + ["rounds", "duplicate", "log"]
+    tried = refused = 0
+    for i in range(300):
+        top = dict(base)
+        variants = [{"name": "tute-2"}, {"name": "tute-3", "options": {"undertrump_required": True}}]
+        entrants = [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}, {"name": "c", "bot": "random"}]
+        rating = {"mu": 25.0, "sigma": 8.0}
+        for _ in range(rng.randint(1, 3)):
+            where = rng.random()
+            value = rng.choice(junk)
+            if where < 0.5:
+                top[rng.choice(keys)] = value
+            elif where < 0.7:
+                rng.choice(variants)[rng.choice(["name", "label", "options", "unit", "match"])] = value
+            elif where < 0.9:
+                rng.choice(entrants)[rng.choice(["name", "bot", "params", "isolation"])] = value
+            else:
+                rating[rng.choice(["mu", "sigma", "beta", "tau", "draw_probability", "k"])] = value
+        folder = tmp_path / f"c{i}"
+        folder.mkdir()
+        path = folder / "tournament.toml"
+        try:
+            text = config_text(variants=variants, entrants=entrants, **top) + "[rating]\n" + "".join(
+                f"{k} = {v!r}\n" for k, v in rating.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+        except TypeError:
+            continue  # a value TOML cannot write
+        path.write_text(text.replace("nan", "nan").replace("inf", "inf"))
+        tried += 1
+        try:
+            load_config(path)
+        except ConfigError as exc:
+            refused += 1
+            for line in str(exc).splitlines():
+                assert line.startswith(str(path)) and len(line) < len(str(path)) + 400, line
+    assert tried >= 250 and refused >= 200, (tried, refused)

@@ -15,6 +15,8 @@ T = TypeVar("T")
 ID_UNSAFE = set("/ \t\n")
 #: the longest name (of a tournament, entrant, variant label): it is part of every game id
 NAME_MAX = 100
+#: the longest message an error carries after the file, line and key
+MESSAGE_MAX = 300
 
 
 class ConfigError(ValueError):
@@ -34,6 +36,8 @@ class Checker:
         self.errors: list[str] = []
 
     def fail(self, key: str, message: str) -> ConfigError:
+        if len(message) > MESSAGE_MAX:  # a value quoted whole would flood the screen: one readable line
+            message = message[:MESSAGE_MAX - 3] + "..."
         line = self.line_of(key)
         where = f"{self.source}:{line}" if line else self.source
         return ConfigError(f"{where}: {key}: {message}" if key else f"{where}: {message}")

@@ -212,6 +212,9 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
     max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
     store = base / c.collect(lambda: c.get(data, "", "store", str, f"runs/{name}.sqlite"), f"runs/{name}.sqlite")
+    if not store.name or store.name in (".", ".."):
+        c.errors.append(str(c.fail("store", f"{clip(str(store))} is not a file name")))
+        store = base / "runs" / "store.sqlite"
     log = c.collect(lambda: c.get(data, "", "log", str, None), None)
     log_path = base / log if log else store.with_suffix(".log")
     c.collect(lambda: _writable_file(c, "store", store), None)
@@ -321,6 +324,8 @@ def _within(c: Checker, data: dict[str, Any], key: str, default: int, low: int, 
 def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
     """A file the run will create or append to: not a folder, not under a file, a name the file system
     takes; a log that exists must be a log written by tute (nobody's other file gets a run appended)."""
+    if any(ord(ch) < 32 for ch in str(path)):
+        raise c.fail(key, f"{clip(str(path))}: a path must not hold control characters")
     if len(path.name.encode()) > 255:
         raise c.fail(key, f"{clip(path.name)}: the name is too long for a file")
     if path.is_dir():
