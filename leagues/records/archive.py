@@ -82,7 +82,12 @@ def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
                   "entrants": [e.__dict__ for e in store.entrants(name)]}
         yield json.dumps(header, sort_keys=True, separators=(",", ":"))
         for g in store.games(name):
-            data = json.loads(store.record_json(g.id))
+            try:  # the same schema check as every reader: a damaged record is named and left out
+                data = parse_line(store.record_json(g.id))
+                MatchRecord.from_json(data) if is_match_json(data) else GameRecord.from_json(data)
+            except (ValueError, KeyError, TypeError) as exc:
+                store.damaged[g.id] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                continue
             data["schedule"] = {"tournament": g.tournament, "variant": g.variant, "variant_index": g.variant_index,
                                 "round": g.round, "table": g.table, "deal": g.deal, "rotation": g.rotation,
                                 "units": list(g.units)}
