@@ -8,6 +8,7 @@ summary of ``leagues.tournament.matches``.
 from __future__ import annotations
 
 import re
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 import click
 
+from arena.hosting import is_command
 from leagues.tournament.config import ConfigError, parse_config
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
@@ -36,9 +38,7 @@ def _params(text: str | None, option: str) -> dict[str, Any]:
 
 
 def _bot(spec: str) -> str | list[str]:
-    from arena.hosting import is_command
-    import shlex
-
+    """A bot on the command line as a config names it: a command as its argument list."""
     return shlex.split(spec) if is_command(spec) else spec
 
 
