@@ -260,10 +260,12 @@ def test_color_option_on_the_command_line(tmp_path: Path) -> None:
 def test_a_closed_pipe_ends_a_listing_quietly(tmp_path: Path) -> None:
     cfg = write_config(tmp_path, deals=30, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
     assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
-    for args in (["export", "--store", "store.sqlite"], ["games", "--store", "store.sqlite"]):
-        proc = subprocess.run(f"{TUTE} {' '.join(args)} | head -c 50 > /dev/null", shell=True, cwd=tmp_path,
-                              capture_output=True, text=True, timeout=120)
+    for args in (["export", "--store", "store.sqlite"], ["games", "--store", "store.sqlite"],
+                 ["leaderboard", "--store", "store.sqlite"], ["variants"]):
+        proc = subprocess.run(["bash", "-c", f"set -o pipefail; {TUTE} {' '.join(args)} | head -c 20 > /dev/null"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert proc.stderr == "", proc.stderr  # no "Broken pipe" error, no traceback
+        assert proc.returncode == 0, (args, proc.returncode)  # the reader left: not a failure
 
 
 def test_an_import_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:

@@ -32,7 +32,22 @@ class UserError(click.ClickException):
     exit_code = 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class ReaderGone(Exception):
+    """The reader of stdout closed it (``tute export | head``): not an error of the command."""
+
+
+class TuteGroup(click.Group):
+    """Turns a closed stdout, whichever command writes it, into ``ReaderGone`` for ``main`` (click would
+    otherwise end the command with status 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise ReaderGone() from None
+
+
+@click.group(cls=TuteGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tute-arena")
 @click.option("--color", "--colour", "color", type=click.Choice(CHOICES), default="auto", show_default=True,
               help="Colour in the terminal: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always, never.")
@@ -321,16 +336,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: click's errors and ours become one line on stderr."""
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)
+        sys.stdout.flush()  # here, not at exit: a closed pipe found at exit would print a warning
     except click.exceptions.Abort:
         click.echo("tute: aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         click.echo(f"tute: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        # the reader stopped reading (tute export | head): end quietly, and keep the interpreter's own
-        # flush of stdout at exit from failing again on the closed pipe
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    except (BrokenPipeError, ReaderGone):
+        # the reader stopped reading (tute export | head): end quietly with status 0, and keep the
+        # interpreter's own flush of stdout at exit from failing again on the closed pipe
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # stdout is not a file (a test's capture): nothing to redirect
+            pass
         sys.exit(0)
 
