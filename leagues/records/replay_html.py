@@ -98,8 +98,9 @@ show(h === "end" ? GAME.frames.length - 1 : (parseInt(h, 10) || 0));
 """
 
 
-def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en") -> str:
-    """The whole page as a string (the caller writes it)."""
+def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", back: str | None = None) -> str:
+    """The whole page as a string (the caller writes it); ``back`` is the relative link to the report
+    the page belongs to, if any."""
     data = {"id": record.id, "variant": record.variant, "seats": record.seats, "teams": record.teams,
             "frames": [asdict(f) for f in frames(record, seat, lang)]}
     title = f"{record.id or 'game'} · {record.variant}" + (f" · seat {seat}'s view" if seat is not None else "")
