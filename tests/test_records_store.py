@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -45,13 +46,21 @@ def test_games_lists_and_filters(played: Path) -> None:
     assert len(rows) < len(lines)
     assert tute(played, "games", "--forfeits").returncode == 0
     assert "(2 of" in tute(played, "games", "--limit", "2").stdout
+    # the result in words: who won and how, with the entrants' names, no reason codes
+    for ln in lines:
+        seats = ln.split()[2:4] if " tute-2 " in ln else ln.split()[2:6]
+        said = ln.split(" ".join(ln.split()[len(seats) + 2:len(seats) + 2 + len(seats)]), 1)[-1]
+        assert re.search(r"(wins|win) on points \d+-\d+|forfeits|by a Tute", said), ln
+        assert "reason" not in ln and any(name in said for name in seats)
 
 
 def test_replay_by_id_from_the_store(played: Path) -> None:
     game_id = next(iter(all_records(played / "store.sqlite")))
     out = tute(played, "replay", game_id, "--seat", "1")
     assert out.returncode == 0, out.stderr
-    assert "as seen by seat 1" in out.stdout and "result:" in out.stdout
+    seats = json.loads(sqlite3.connect(played / "store.sqlite").execute(
+        "SELECT seats FROM games WHERE id = ?", (game_id,)).fetchone()[0])
+    assert f"as seen by {seats[1]}" in out.stdout and "result:" in out.stdout
     missing = tute(played, "replay", "t/nope/r1/t0/d0/s0")
     assert missing.returncode == 2 and "no game" in missing.stderr
 

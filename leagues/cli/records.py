@@ -18,6 +18,8 @@ from leagues.records.archive import (ArchiveError, export, import_pending, is_he
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
+from leagues.records.wording import result_of
+from leagues.tournament.leaderboard import stored_setup
 from leagues.tournament.store import Store, StoreError
 
 
@@ -89,6 +91,17 @@ def open_store(store_path: str | None, must_exist: bool = True) -> Store:
         fail(str(exc))
 
 
+def step_pause(hint: str) -> bool:
+    """Wait for the reader after a trick: Enter goes on; q, or input closed (Ctrl-D, a pipe that
+    ended), stops the replay quietly, exit status 0."""
+    click.echo(hint, nl=False, err=True)
+    line = sys.stdin.readline()
+    if not line:
+        click.echo("", err=True)
+        return False
+    return line.strip().lower() not in ("q", "quit")
+
+
 def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, step: bool, html_out: str | None) -> None:
     if seat is not None and not 0 <= seat < len(rec.seats):
         fail(f"--seat {seat}: the game has seats 0 to {len(rec.seats) - 1}")
@@ -99,7 +112,7 @@ def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, 
             click.echo(f"wrote {html_out}")
             return
         colour = use_colour(sys.stdout)
-        pause = (lambda: click.prompt("", default="", show_default=False, prompt_suffix="")) if step else None
+        pause = step_pause if step else None
         # click strips colour from a pipe unless told: --color always must reach a pager or a file
         print_replay(rec, seat, lang, long_names, colour, lambda text: click.echo(text, color=colour), pause)
     except ReplayError as exc:
@@ -119,7 +132,7 @@ def register(cli: click.Group) -> None:
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
     def games(tournament: str | None, entrant: str | None, variant: str | None, forfeits: bool, limit: int,
               store_path: str | None) -> None:
-        """List stored games, one line each: id, variant, seats, points, winner, how it ended.
+        """List stored games, one line each: id, variant, seats, points, and what happened in words.
 
         \b
         Example:
@@ -129,22 +142,20 @@ def register(cli: click.Group) -> None:
         with open_store(store_path) as store:
             rows = store.games(tournament, variant=variant, entrant=entrant)
             report_damaged(store)
-        if forfeits:
-            rows = [g for g in rows if g.result.forfeit is not None]
-        total = len(rows)
-        if limit:
-            rows = rows[:limit]
-        table = []
-        for g in rows:
-            r = g.result
-            how = r.reason
-            if r.forfeit:
-                how = f"forfeit: seat {r.forfeit.seat} {r.forfeit.reason}"
-            elif r.tute:
-                how = f"tute of {r.tute['face']}s by seat {r.tute['seat']}"
-            table.append([g.id, g.variant, " ".join(g.seats), " ".join(map(str, r.points)),
-                          " ".join(str(s) for s in r.winner), how])
-        click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "winner", "ended by"]))
+            if forfeits:
+                rows = [g for g in rows if g.result.forfeit is not None]
+            total = len(rows)
+            if limit:
+                rows = rows[:limit]
+            teams: dict[str, dict[str, list[tuple[int, ...]]]] = {}
+            table = []
+            for g in rows:
+                if g.tournament not in teams:
+                    teams[g.tournament] = stored_setup(store, g.tournament)[0]
+                sides = teams[g.tournament].get(g.variant) or [(s,) for s in range(len(g.seats))]
+                table.append([g.id, g.variant, " ".join(g.seats), " ".join(map(str, g.result.points)),
+                              result_of(g.result, g.seats, sides)])
+        click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "result"]))
         if limit and total > limit:
             click.echo(f"({limit} of {total} games; --limit 0 for all)")
 
@@ -155,7 +166,7 @@ def register(cli: click.Group) -> None:
     @click.option("--seat", type=int, help="Show only what this seat knew at each moment.")
     @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
     @click.option("--long", "long_names", is_flag=True, help="Card names in words (3 de copas / 3 of cups).")
-    @click.option("--step", is_flag=True, help="Wait for Enter after each trick.")
+    @click.option("--step", is_flag=True, help="Wait for Enter after each trick (q and Enter, or Ctrl-D, stops).")
     @click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write a self-contained HTML replay.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
     def replay(game_id: str | None, file_: str | None, index: int, seat: int | None, lang: str, long_names: bool,
