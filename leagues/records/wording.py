@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from arena.cards import NO_SUIT, SUITS
+from arena.cards import NO_SUIT, SUIT_NAMES_EN, SUIT_NAMES_ES, SUITS
 from arena.result import GameResult
 
 LANGS = ("en", "es")
-SUIT_WORDS = {"en": ("coins", "cups", "swords", "clubs"), "es": ("oros", "copas", "espadas", "bastos")}
+SUIT_WORDS = {"en": SUIT_NAMES_EN, "es": SUIT_NAMES_ES}
 
 _EN = {
     "seat": "seat {s}", "dup": "{name} (seat {s})", "and": " and ", "seats": "{name} (seats {seats})",
