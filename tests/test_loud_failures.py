@@ -273,7 +273,7 @@ def test_an_import_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
     import sqlite3 as _sqlite3
 
     from leagues.records.archive import ArchiveError, import_file
-    from leagues.tournament.store import Store
+    from leagues.tournament.store import Store, StoreError
 
     cfg = write_config(tmp_path, deals=3, entrants=[RANDOM, {"name": "r2", "bot": "random"}])
     assert tute("run", str(cfg), "--quiet", cwd=tmp_path).returncode == 0
@@ -291,11 +291,13 @@ def test_an_import_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
             raise AssertionError("a seed of 2^63 was imported")
         assert fresh.games() == [] and fresh.tournaments() == []
         # a failure while storing (the disk, a lock) leaves nothing either: no tournament without its games
-        monkeypatch.setattr(Store, "add_games", lambda self, rows: (_ for _ in ()).throw(_sqlite3.OperationalError("disk I/O error")))
+        monkeypatch.setattr(Store, "insert_games", lambda self, rows: (_ for _ in ()).throw(_sqlite3.OperationalError("disk I/O error")))
         try:
             import_file(tmp_path / "all.jsonl", fresh)
-        except _sqlite3.OperationalError:
-            pass
+        except StoreError as exc:  # named: the store's file and what went wrong
+            assert "disk I/O error" in str(exc) and "fresh.sqlite" in str(exc)
+        else:
+            raise AssertionError("the failing insert went unnoticed")
         assert fresh.games() == [] and fresh.tournaments() == []
 
 

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from leagues.tournament.packing import unpack
 from league_util import write_config
 
 
@@ -32,7 +34,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def all_records(store: Path) -> dict[str, str]:
     with sqlite3.connect(store) as db:
-        return {i: r for i, r in db.execute("SELECT id, record FROM games")}
+        return {i: unpack(r) for i, r in db.execute("SELECT id, record FROM games")}
 
 
 def test_games_lists_and_filters(played: Path) -> None:
@@ -110,7 +112,7 @@ def test_verify_names_the_first_wrong_action_of_a_tampered_store(played: Path, t
     copy.write_bytes((played / "store.sqlite").read_bytes())
     with sqlite3.connect(copy) as db:
         game_id, text = db.execute("SELECT id, record FROM games WHERE variant = 'tute-2' LIMIT 1").fetchone()
-        data = json.loads(text)
+        data = json.loads(unpack(text))
         data["actions"][3][1] = "play 1o" if data["actions"][3][1] != "play 1o" else "play 2o"
         db.execute("UPDATE games SET record = ? WHERE id = ?", (json.dumps(data), game_id))
     out = tute(played, "verify", "--store", str(copy))

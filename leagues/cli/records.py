@@ -13,13 +13,13 @@ from tabulate import tabulate
 from arena import GameRecord, ReplayError, replay as verify_record
 
 from leagues.cli.style import colour as use_colour
-from leagues.records.archive import (ArchiveError, export, import_pending, is_header, open_text, parse_line,
-                                     read_import, read_lines, verify)
+from leagues.records.archive import (ArchiveError, ImportResult, export, import_records, is_header, open_text,
+                                     parse_line, read_lines, verify)
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
 from leagues.records.wording import result_of
-from leagues.tournament.leaderboard import stored_setup
+from leagues.tournament.leaderboard import kept_tables_agree, stored_setup
 from leagues.tournament.store import Store, StoreError
 
 
@@ -140,13 +140,10 @@ def register(cli: click.Group) -> None:
           tute games --forfeits
         """
         with open_store(store_path) as store:
-            rows = store.games(tournament, variant=variant, entrant=entrant)
+            rows = store.games(tournament, variant=variant, entrant=entrant, forfeits=forfeits, limit=limit)
+            total = store.count_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits) \
+                if limit and len(rows) == limit else len(rows)
             report_damaged(store)
-            if forfeits:
-                rows = [g for g in rows if g.result.forfeit is not None]
-            total = len(rows)
-            if limit:
-                rows = rows[:limit]
             teams: dict[str, dict[str, list[tuple[int, ...]]]] = {}
             table = []
             for g in rows:
@@ -208,8 +205,14 @@ def register(cli: click.Group) -> None:
                 if problem:
                     bad += 1
                     click.echo(f"{game_id}: {problem}")
-        click.echo(f"verified {total} games: {total - bad} true, {bad} wrong")
-        if bad:
+            names = [tournament] if tournament else [t.name for t in store.tournaments()]
+            differ = [n for n in names if store.has_tally(n) and not kept_tables_agree(store, n)]
+        for name in differ:
+            click.echo(f"{name}: the tables the store keeps differ from a fold of its games "
+                       f"(`tute leaderboard --recompute` shows the fold)")
+        click.echo(f"verified {total} games: {total - bad} true, {bad} wrong"
+                   + (f"; {len(names) - len(differ)} of {len(names)} tournaments' tables agree" if names else ""))
+        if bad or differ:
             sys.exit(1)
 
     @cli.command(name="export")
@@ -249,8 +252,8 @@ def register(cli: click.Group) -> None:
     def import_cmd(file: str, tournament: str | None, store_path: str | None, skip_existing: bool) -> None:
         """Import games from JSON lines (from `tute export` or `tute play --records`) into a store.
 
-        Every line is checked first (it parses, it replays, its id is new); if any is not, nothing is
-        stored and every bad line is listed.
+        Every line is checked (it parses, it replays, its id is new) as the games are stored in one
+        transaction; if any is not, nothing is stored and the bad lines are listed.
 
         \b
         Example:
@@ -258,8 +261,7 @@ def register(cli: click.Group) -> None:
         """
         with open_store(store_path, must_exist=False) as store:
             try:
-                pending = read_import(file, store, tournament, skip_existing=skip_existing)
-                n = import_pending(pending, file, store)
+                done: ImportResult = import_records(file, store, tournament, skip_existing=skip_existing)
             except ArchiveError as exc:
                 for problem in exc.problems[1:10]:  # the first in the error line below
                     click.echo(problem, err=True)
@@ -267,5 +269,7 @@ def register(cli: click.Group) -> None:
                     click.echo(f"... and {len(exc.problems) - 10} more", err=True)
                 fail(exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
                                         if len(exc.problems) > 1 else " (nothing imported)"))
-        skipped = f", {pending.skipped} already stored skipped" if skip_existing else ""
-        click.echo(f"imported {n} games into {store.path}{skipped}")
+            except StoreError as exc:
+                fail(f"{exc} (nothing imported)")
+        skipped = f", {done.skipped} already stored skipped" if skip_existing else ""
+        click.echo(f"imported {done.stored} games into {store.path}{skipped}")

@@ -12,10 +12,9 @@ import click
 
 from leagues.cli.records import report_damaged
 from leagues.tournament.config import MATCH_FORMATS, ConfigError, TournamentConfig, load_config, parse_config
-from leagues.tournament.forfeits import stored_forfeits
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.leaderboard import (FORMATS, head_to_head, pick_tournament, render_all, standings,
-                                            stored_setup, tournament_status)
+from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, pick_tournament, render_all,
+                                            tournament_status)
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
 from leagues.tournament.store import Store, StoreError
 
@@ -31,18 +30,11 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 
 
 def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str | None = None,
-                 matrix: bool = False) -> None:
+                 matrix: bool = False, recompute: bool = False) -> None:
     """The pooled table and one per variant (or the one ``variant``), in any format, each saying whether
-    the tournament is final or partial (games played of planned)."""
-    teams, _, _ = stored_setup(store, tournament)
-    labels = [variant] if variant else [None, *teams] if len(teams) > 1 else [None]
-    tables = []
-    for label in labels:
-        table = standings(store, tournament, label)
-        h2h = head_to_head(store.games(tournament, variant=label), teams) if matrix else None
-        title = f"{tournament}: " + (f"variant {label}" if label else
-                                     "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
-        tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, table, h2h))
+    the tournament is final or partial (games played of planned). They come from the tally the store
+    keeps (``recompute``: from every stored game)."""
+    tables = all_tables(store, tournament, variant, matrix, recompute)
     text = render_all(tables, fmt, tournament, tournament_status(store, tournament))
     lines = match_summary(store, tournament)
     if lines and fmt == "json":
@@ -136,7 +128,7 @@ def register(cli: click.Group) -> None:
                        err=True)
         with Store(cfg.store) as store:
             print_tables(store, cfg.name, matrix=matrix)
-            watch = stored_forfeits(store, cfg.name)
+            watch = forfeit_watch(store, cfg.name)
         lines = watch.summary_lines()
         if lines:
             click.echo("forfeits:", err=True)
@@ -155,8 +147,10 @@ def register(cli: click.Group) -> None:
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
                   help="The store (default: the one ./tournament.toml names).")
     @click.option("--matrix", is_flag=True, help="Add the head-to-head score of every pair (95% interval).")
+    @click.option("--recompute", is_flag=True,
+                  help="Fold every stored game again instead of reading the tables the store keeps.")
     def leaderboard(tournament: str | None, variant: str | None, fmt: str, store_path: str | None,
-                    matrix: bool) -> None:
+                    matrix: bool, recompute: bool) -> None:
         """Print a stored tournament's table: rank by conservative rating mu - 3 sigma.
 
         \b
@@ -180,7 +174,7 @@ def register(cli: click.Group) -> None:
         try:
             with Store(path, readonly=True) as store:
                 name = pick_tournament(store, tournament)
-                print_tables(store, name, fmt, variant, matrix)
+                print_tables(store, name, fmt, variant, matrix, recompute)
                 report_damaged(store)
         except StoreError as exc:
             _user_error(str(exc))

@@ -14,7 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from leagues.tournament.store import ROW_RESULT, Store
+from leagues.tournament.packing import unpack
+from leagues.tournament.store import ROW_RESULT
 
 #: warn when an entrant has forfeited at least this share of its first ``EARLY_GAMES`` games
 EARLY_SHARE = 0.2
@@ -45,7 +46,7 @@ def row_forfeits(row: Sequence[Any]) -> tuple[int, list[tuple[int, str, str, str
         return 1, [(f["seat"], f["reason"], f.get("detail", ""), row[ROW_ID])]
     if result.get("reason") != "match":
         return 1, []
-    deals = json.loads(row[ROW_RECORD]).get("deals", [])
+    deals = json.loads(unpack(row[ROW_RECORD])).get("deals", [])
     return len(deals), deal_forfeits(deals, row[ROW_ID])
 
 
@@ -56,23 +57,6 @@ def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tup
         if f:
             out.append((f["seat"], f["reason"], f.get("detail", ""), deal.get("id", fallback_id)))
     return out
-
-
-def stored_forfeits(store: Store, tournament: str) -> "ForfeitWatch":
-    """Every forfeit of a stored tournament (what a run's summary reports, resumed runs included)."""
-    watch = ForfeitWatch()
-    for g in store.games(tournament):
-        forfeits: list[tuple[int, str, str, str]] = []
-        deals = 1
-        if g.result.reason == "match":
-            m = json.loads(store.record_json(g.id))
-            deals = len(m.get("deals", []))
-            forfeits = deal_forfeits(m.get("deals", []), g.id)
-        elif g.result.forfeit is not None:
-            f = g.result.forfeit
-            forfeits = [(f.seat, f.reason, f.detail, g.id)]
-        watch.add_game(list(g.seats), deals, forfeits)
-    return watch
 
 
 def first_line(text: str, limit: int = 200) -> str:

@@ -1,8 +1,9 @@
 """The table a person reads: ratings and counts per entrant, and the head-to-head matrix.
 
-Everything is computed from the store (the tournament's stored config says the variants and the rating
-environment), so the table printed after a run, after a resumed run, or later by ``tute leaderboard``
-is the same. A *win* is a game whose best rank the entrant's side holds alone, a *draw* a shared best
+Everything is read from the store (the tournament's stored config says the variants and the rating
+environment; the tables are its tally, leagues/tournament/tally.py), so the table printed after a run,
+after a resumed run, or later by ``tute leaderboard`` is the same, and ``--recompute`` (a fold of every
+stored game) gives it byte for byte. A *win* is a game whose best rank the entrant's side holds alone, a *draw* a shared best
 rank, anything else a loss (in three- and four-player deals, second place is a loss too).
 """
 
@@ -12,49 +13,20 @@ import csv
 import html
 import io
 import json
-import math
-from collections import defaultdict
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from tabulate import tabulate
 
 from arena import get_variant
-from arena.result import LOSS, SHARED, WIN, outcome
 
 from leagues.tournament.config import RatingConfig
-from leagues.tournament.rating import rate
-from leagues.tournament.sprt import wilson
+from leagues.tournament.forfeits import ForfeitWatch, deal_forfeits
 from leagues.tournament.store import GameRow, Store, StoreError
+from leagues.tournament.tally import (ForfeitList, HeadToHead, Standing, Tally, head_to_head,  # noqa: F401
+                                      standings_of)
 
 FORMATS = ("plain", "github", "html", "csv", "json")
-
-
-@dataclass(frozen=True)
-class Standing:
-    rank: int
-    entrant: str
-    rating: float
-    mu: float
-    sigma: float
-    games: int
-    wins: int
-    draws: int
-    losses: int
-    points_per_deal: float
-    forfeits: int
-
-
-@dataclass(frozen=True)
-class HeadToHead:
-    """``a``'s mean score against ``b`` over duplicate blocks (1 win, 0.5 tie, 0 loss per game), with
-    the 95% interval half-width: from the spread of block means (a t interval), but never less than
-    the Wilson interval's half-width over the blocks, so that a score of 0 or 1 has a width."""
-    a: str
-    b: str
-    score: float
-    half_width: float
-    blocks: int
 
 
 def stored_setup(store: Store, tournament: str) -> tuple[dict[str, list[tuple[int, ...]]], RatingConfig, list[str]]:
@@ -82,68 +54,74 @@ def pick_tournament(store: Store, name: str | None) -> str:
     return rows[-1].name
 
 
-def standings(store: Store, tournament: str, variant: str | None = None) -> list[Standing]:
-    teams, rc, names = stored_setup(store, tournament)
+def landed(store: Store, row: GameRow) -> tuple[int, ForfeitList | None]:
+    """What a fold needs beyond the row: a match's deals and their forfeits (from its record)."""
+    if row.result.reason != "match":
+        return 1, None
+    deals = json.loads(store.record_json(row.id)).get("deals", [])
+    return len(deals), deal_forfeits(deals, row.id)
+
+
+def tally_of(store: Store, tournament: str, *, recompute: bool = False) -> Tally:
+    """The tables of ``tournament``: its stored tally with the games stored past its watermark folded in
+    (a run going on, or killed), which costs the entrants and pairs, not the games; or, with
+    ``recompute`` or in a store that keeps no tally, the fold of every stored game."""
+    teams, rc, _ = stored_setup(store, tournament)
+    if not recompute:
+        tally = Tally.load(store.db, tournament, rc, teams)
+        if tally is not None:
+            for row in store.iter_games(tournament, after=tally.watermark):
+                tally.add(row, *landed(store, row))
+            return tally
+    tally = Tally(tournament, rc, teams)
+    for row in store.iter_games(tournament):
+        tally.add(row, *landed(store, row))
+    return tally
+
+
+def standings(store: Store, tournament: str, variant: str | None = None, *, recompute: bool = False) -> list[Standing]:
+    teams, _, names = stored_setup(store, tournament)
     if variant is not None and variant not in teams:
         raise StoreError(f"tournament {tournament!r} has no variant {variant!r} (it has: {', '.join(teams)})")
-    rows = store.games(tournament, variant=variant)
-    return standings_of(rows, teams, rc, names)
+    return tally_of(store, tournament, recompute=recompute).scope(variant).standings(names)
 
 
-#: the table's column for each outcome (``arena.result.outcome``)
-_COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
+Table = tuple[str | None, str, list[Standing], dict[tuple[str, str], HeadToHead] | None]
 
 
-def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]], rc: RatingConfig,
-                 names: Sequence[str], priors: Mapping[str, tuple[float, float]] | None = None) -> list[Standing]:
-    """The table of ``rows``; ``priors`` are the (mu, sigma) entrants start from (a league's season)."""
-    ratings = rate(rows, rc, teams, names, priors)
-    count: dict[str, dict[str, float]] = {n: defaultdict(float) for n in names}
-    for row in rows:
-        sides = teams[row.variant]
-        forfeit = row.result.forfeit
-        for t in sides:
-            c = count.setdefault(row.seats[t[0]], defaultdict(float))
-            c["games"] += 1
-            c["points"] += sum(row.result.points[s] for s in t)
-            c[_COLUMN[outcome(row.result, t[0], sides)]] += 1
-            if forfeit is not None and forfeit.seat in t:
-                c["forfeits"] += 1
-    out = []
-    for n in names:
-        r = ratings[n]
-        c = count[n]
-        g = int(c["games"])
-        out.append((r.conservative(rc.k), r.mu, n, r, c, g))
-    out.sort(key=lambda x: (-x[0], -x[1], x[2]))
-    return [Standing(i + 1, n, cons, mu, r.sigma, g, int(c["wins"]), int(c["draws"]), int(c["losses"]),
-                     c["points"] / g if g else 0.0, int(c["forfeits"]))
-            for i, (cons, mu, n, r, c, g) in enumerate(out)]
+def all_tables(store: Store, tournament: str, variant: str | None = None, matrix: bool = False,
+               recompute: bool = False) -> list[Table]:
+    """The pooled table and one per variant (or the one ``variant``) as ``render_all`` takes them,
+    from the tally the store keeps (``recompute``: from every stored game)."""
+    teams, _, names = stored_setup(store, tournament)
+    if variant is not None and variant not in teams:
+        raise StoreError(f"tournament {tournament!r} has no variant {variant!r} (it has: {', '.join(teams)})")
+    tally = tally_of(store, tournament, recompute=recompute)
+    labels = [variant] if variant else [None, *teams] if len(teams) > 1 else [None]
+    tables: list[Table] = []
+    for label in labels:
+        scope = tally.scope(label)
+        title = f"{tournament}: " + (f"variant {label}" if label else
+                                     "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
+        tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, scope.standings(names),
+                       scope.head_to_head() if matrix else None))
+    return tables
 
 
-def head_to_head(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]]) -> dict[tuple[str, str], HeadToHead]:
-    blocks: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        sides = teams[row.variant]
-        rank = {row.seats[t[0]]: row.result.ranks[t[0]] for t in sides}
-        for a, ra in rank.items():
-            for b, rb in rank.items():
-                if a != b:
-                    blocks[(a, b)][row.block].append(1.0 if ra < rb else 0.5 if ra == rb else 0.0)
-    out: dict[tuple[str, str], HeadToHead] = {}
-    for key, per_block in blocks.items():
-        means = [sum(v) / len(v) for _, v in sorted(per_block.items())]
-        m = sum(means) / len(means)
-        hw = 0.0
-        if len(means) > 1:
-            var = sum((x - m) ** 2 for x in means) / (len(means) - 1)
-            hw = 1.96 * math.sqrt(var / len(means))
-        # never no width where the blocks happen to agree (a score of 0 or 1): at least the half-width of
-        # the Wilson interval of the score as a proportion of the blocks, which is right at the edges
-        lo, hi = wilson(m * len(means), len(means))
-        hw = max(hw, (hi - lo) / 2)
-        out[key] = HeadToHead(key[0], key[1], m, hw, len(means))
-    return out
+def kept_tables_agree(store: Store, tournament: str) -> bool:
+    """Whether the tables the store kept are, byte for byte, those a fold of every stored game gives
+    (``tute verify`` asks it of every tournament)."""
+    status = tournament_status(store, tournament)
+    kept, folded = (render_all(all_tables(store, tournament, None, True, again), "json", tournament, status)
+                    for again in (False, True))
+    return kept == folded
+
+
+def forfeit_watch(store: Store, tournament: str) -> ForfeitWatch:
+    """Every forfeit of a stored tournament (what a run's summary reports, resumed runs included)."""
+    watch = ForfeitWatch()
+    watch.entrants = dict(tally_of(store, tournament).forfeits)
+    return watch
 
 
 def matrix_rows(table: Sequence[Standing], h2h: dict[tuple[str, str], HeadToHead]) -> tuple[list[str], list[list[str]]]:

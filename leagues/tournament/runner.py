@@ -46,6 +46,7 @@ from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
 from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
+from leagues.tournament.watermark import Watermark
 
 log = logging.getLogger("leagues.tournament.runner")
 
@@ -525,6 +526,8 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             preflight(cfg)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
+            if not store.has_tally(cfg.name):  # a store from before tallies: fold it once, keep it
+                Watermark(cfg, store).settle()
             return summary
         handler = _install_log(cfg.log)
         executor: Executor | None = None
@@ -536,14 +539,16 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             executor = Executor(cfg, n_workers, handler.queue)
             stored = store.stored_ids(cfg.name)
             show = not quiet and redraw(stream)
+            mark = Watermark(cfg, store)
             if cfg.format == "round-robin":
-                _run_round_robin(cfg, store, executor, stored, summary, show, stream)
+                _run_round_robin(cfg, store, executor, stored, summary, show, stream, mark)
             elif cfg.format == "swiss":
-                _run_swiss(cfg, store, executor, stored, summary, show, stream)
+                _run_swiss(cfg, store, executor, stored, summary, show, stream, mark)
             else:
-                _run_matches(cfg, store, executor, stored, summary, show, stream)
+                _run_matches(cfg, store, executor, stored, summary, show, stream, mark)
             executor.close()
             executor = None
+            mark.settle()
             store.mark_finished(cfg.name)
             summary.seconds = time.perf_counter() - started
             log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
@@ -566,9 +571,10 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
 
 
 def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progress: Progress,
-              summary: RunSummary, count: int | None = None) -> None:
+              summary: RunSummary, mark: Watermark, count: int | None = None) -> None:
     for batch in executor.run(specs, count):
-        store.add_games(batch.rows)
+        mark.land(batch.rows)
+        store.add_games(batch.rows, then=mark.save)
         summary.played += len(batch.rows)
         summary.forfeits += batch.forfeits
         for row in batch.rows:
@@ -579,7 +585,7 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progr
 
 
 def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
-                     summary: RunSummary, show: bool, stream: TextIO) -> None:
+                     summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     plans = [round_robin_rounds(cfg, vi) for vi in range(len(cfg.variants))]
     for vi, rounds in enumerate(plans):
         for r, rnd in enumerate(rounds, start=1):
@@ -588,26 +594,23 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, st
     summary.total = sum(round_size(cfg, rnd) for rounds in plans for rnd in rounds)
     store.set_planned(cfg.name, summary.total)
 
-    def todo() -> Iterator[GameSpec]:
-        """The games not stored yet, in schedule order (round, variant, table, deal, rotation), made
-        as the executor asks for them: the first games start at once, and a big schedule is never
-        held in memory whole."""
+    def every() -> Iterator[GameSpec]:
+        """The schedule in order (round, variant, table, deal, rotation), made as the executor asks
+        for games: the first games start at once, and a big schedule is never held in memory whole."""
         for r in range(1, max(map(len, plans), default=0) + 1):
             for vi, rounds in enumerate(plans):
                 if r <= len(rounds):
-                    for spec in round_games(cfg, vi, r, rounds[r - 1]):
-                        if spec.id in stored:
-                            summary.skipped += 1
-                        else:
-                            yield spec
+                    yield from round_games(cfg, vi, r, rounds[r - 1])
 
+    summary.skipped = len(stored)
     progress = Progress(cfg.name, summary.total, len(stored), show, stream)
-    _play_all(todo(), store, executor, progress, summary, count=summary.total - len(stored))
+    _play_all(mark.schedule(every(), stored), store, executor, progress, summary, mark,
+              count=summary.total - len(stored))
     progress.finish()
 
 
 def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
-               summary: RunSummary, show: bool, stream: TextIO) -> None:
+               summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     assert cfg.rounds is not None
     histories = [History() for _ in cfg.variants]
     progress: Progress | None = None
@@ -627,7 +630,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
         summary.skipped += len(specs) - len(todo)
         progress.done += len(specs) - len(todo)
         log.info("round %d: %d games (%d stored)", r, len(specs), len(specs) - len(todo))
-        _play_all(todo, store, executor, progress, summary, count=len(todo))
+        _play_all(mark.schedule(specs, stored), store, executor, progress, summary, mark, count=len(todo))
         for vi, rnd, games in rounds:
             results = {g.id: g.result for g in store.games(cfg.name, variant=cfg.variants[vi].label, round_no=r)}
             fold_round(cfg, vi, histories[vi], rnd, [(s, results[s.id]) for s in games])
@@ -636,7 +639,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
 
 
 def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
-                 summary: RunSummary, show: bool, stream: TextIO) -> None:
+                 summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     """A match or gauntlet: blocks in schedule order until every pairing is decided (SPRT) or has
     played ``deals`` blocks of each variant; the decision only ever counts complete blocks in schedule
     order (``leagues.tournament.matches``)."""
@@ -647,6 +650,7 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored
     progress = Progress(cfg.name, summary.total, len(stored), show, stream)
     if not monitor.all_decided:
         for batch in executor.run(monitor.todo(stored)):
+            mark.land(batch.rows)  # folded by ``settle``: a match's schedule is not known ahead
             store.add_games(batch.rows)
             summary.played += len(batch.rows)
             summary.forfeits += batch.forfeits

@@ -6,8 +6,11 @@ finished games a worker returns (a fraction of a second of play, see ``runner.Ex
 loses at most the games still in flight and never leaves half a game. (One transaction per game cost
 the parent about 40 us a game, more than a worker's whole overhead; a batch costs about 10 us a game.)
 
-Games carry no secondary index and no per-seat table, because every index is paid on every insert;
-``games(entrant=...)`` reads the seats JSON with ``json_each`` instead.
+Games carry one secondary index, in schedule order per tournament (readers take twenty rows, a range
+after the watermark, or a count through it), and no per-seat table, because every index is paid on
+every insert; ``games(entrant=...)`` reads the seats JSON with ``json_each`` instead. The tables
+(ratings, counts, head-to-head, forfeits) are kept as the games land, in the same transaction
+(leagues/tournament/tally.py), so no reader folds every game ever stored.
 The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the surface later commands
 (games, replay, verify, export, import) build on.
 """
@@ -19,13 +22,14 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from arena import GameRecord, GameResult
 from arena.matchplay import MatchRecord, is_match_json
 from arena.jsontext import quote
 
 from leagues.tournament.database import Transaction, connect
+from leagues.tournament.packing import pack, unpack
 from leagues.tournament.schedule import GameSpec
 
 SCHEMA = """
@@ -60,9 +64,43 @@ CREATE TABLE IF NOT EXISTS games (
     dealer INTEGER NOT NULL,
     status TEXT NOT NULL,       -- done
     result TEXT NOT NULL,       -- JSON, GameResult.to_json()
-    record TEXT NOT NULL,       -- JSON, the full game record (tute-arena/1)
+    record BLOB NOT NULL,       -- the full game record (tute-arena/1): packed JSON (packing.py), or
+                                -- the JSON text in rows stored before packing
     finished REAL NOT NULL
 );
+-- schedule order: the runner's watermark, readers' LIMIT and ordered streams, per-tournament counts
+CREATE INDEX IF NOT EXISTS games_order ON games (tournament, round, variant_index, tbl, deal, rotation);
+-- the tables kept as the games land (leagues/tournament/tally.py): the fold of the stored games of a
+-- tournament in schedule order up to its watermark
+CREATE TABLE IF NOT EXISTS tallies (
+    tournament TEXT NOT NULL,
+    scope TEXT NOT NULL,        -- '*' every variant, else a variant's label
+    entrant TEXT NOT NULL,
+    mu REAL, sigma REAL,        -- NULL until rated
+    rated INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL, points INTEGER NOT NULL, forfeits INTEGER NOT NULL,
+    PRIMARY KEY (tournament, scope, entrant)
+);
+CREATE TABLE IF NOT EXISTS pair_tallies (
+    tournament TEXT NOT NULL, scope TEXT NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
+    blocks INTEGER NOT NULL, mean REAL NOT NULL, m2 REAL NOT NULL,
+    open_block TEXT, open_sum REAL NOT NULL, open_n INTEGER NOT NULL,
+    PRIMARY KEY (tournament, scope, a, b)
+);
+CREATE TABLE IF NOT EXISTS forfeit_tallies (
+    tournament TEXT NOT NULL, entrant TEXT NOT NULL,
+    deals INTEGER NOT NULL, forfeits INTEGER NOT NULL,
+    reasons TEXT NOT NULL,      -- JSON {reason: count}
+    first TEXT NOT NULL,        -- JSON {reason: [deal id, detail]}: the first of each, in schedule order
+    PRIMARY KEY (tournament, entrant)
+);
+CREATE TABLE IF NOT EXISTS watermarks (
+    tournament TEXT PRIMARY KEY,
+    round INTEGER NOT NULL, variant_index INTEGER NOT NULL, tbl INTEGER NOT NULL, deal INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    games INTEGER NOT NULL      -- games folded in
+);
+
 CREATE TABLE IF NOT EXISTS plans (
     tournament TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
     planned INTEGER NOT NULL    -- games the schedule holds (Swiss: every round), for "9 of 336"
@@ -122,6 +160,9 @@ class GameRow:
         return self.id.rsplit("/", 1)[0]
 
 
+#: the columns a ``GameRow`` is read from, in ``Store._row``'s order
+_ROW_COLUMNS = "id, tournament, variant, variant_index, round, tbl, deal, rotation, seats, units, seed, dealer, status, result"
+
 _INSERT_GAME = ("INSERT OR IGNORE INTO games (id, tournament, variant, variant_index, round, tbl, deal, rotation, "
                 "seats, units, seed, dealer, status, result, record, finished) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?, ?)")
@@ -137,11 +178,11 @@ def _names_json(names: Sequence[str]) -> str:
 
 
 def game_row(spec: GameSpec, result_json: str, record_json: str) -> tuple[Any, ...]:
-    """One finished game as ``Store.add_games`` takes it. Plain data, so a worker process can build it
-    and the parent's share of a game is only the insert."""
+    """One finished game as ``Store.add_games`` takes it, its record packed. Plain data, so a worker
+    process can build it (and pay for the packing) and the parent's share of a game is only the insert."""
     return (spec.id, spec.tournament, spec.variant, spec.variant_index, spec.round, spec.table, spec.deal,
-            spec.rotation, _names_json(spec.seats), _names_json(spec.units), spec.seed, spec.dealer, result_json, record_json,
-            time.time())
+            spec.rotation, _names_json(spec.seats), _names_json(spec.units), spec.seed, spec.dealer, result_json,
+            pack(record_json), time.time())
 
 
 class StoreError(RuntimeError):
@@ -182,15 +223,20 @@ class Store:
     def create_tournament(self, name: str, config_hash: str, config_json: str,
                           entrants: Iterable[EntrantRow]) -> None:
         with self._tx():
-            self.db.execute("INSERT INTO tournaments (name, config_hash, config_json, created) VALUES (?, ?, ?, ?)",
-                            (name, config_hash, config_json, time.time()))
-            self.db.executemany(
-                "INSERT INTO entrants (tournament, name, bot, plugin, version, params) VALUES (?, ?, ?, ?, ?, ?)",
-                [(name, e.name, e.bot, e.plugin, e.version, json.dumps(e.params, sort_keys=True)) for e in entrants])
+            self.insert_tournament(name, config_hash, config_json, entrants)
+
+    def insert_tournament(self, name: str, config_hash: str, config_json: str, entrants: Iterable[EntrantRow]) -> None:
+        """``create_tournament`` inside the caller's transaction (an import's)."""
+        self.db.execute("INSERT INTO tournaments (name, config_hash, config_json, created) VALUES (?, ?, ?, ?)",
+                        (name, config_hash, config_json, time.time()))
+        self.db.executemany(
+            "INSERT INTO entrants (tournament, name, bot, plugin, version, params) VALUES (?, ?, ?, ?, ?, ?)",
+            [(name, e.name, e.bot, e.plugin, e.version, json.dumps(e.params, sort_keys=True)) for e in entrants])
 
     def delete_tournament(self, name: str) -> None:
         with self._tx():
-            for table in ("games", "byes", "entrants"):
+            for table in ("games", "byes", "entrants", "plans", "tallies", "pair_tallies", "forfeit_tallies",
+                          "watermarks"):
                 self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
 
@@ -208,6 +254,13 @@ class Store:
             row = None
         t = self.tournament(name)
         return int(played), (int(row[0]) if row else None), bool(t is not None and t.finished is not None)
+
+    def has_tally(self, name: str) -> bool:
+        """Whether the store keeps ``name``'s tables (leagues/tournament/tally.py)."""
+        try:
+            return self.db.execute("SELECT 1 FROM watermarks WHERE tournament = ?", (name,)).fetchone() is not None
+        except sqlite3.OperationalError:  # a store older than the tallies, opened read-only
+            return False
 
     def mark_finished(self, name: str) -> None:
         with self._tx():
@@ -230,13 +283,21 @@ class Store:
         """Store one finished game in its own transaction; False if the id was already stored."""
         return self.add_games([game_row(spec, result_json, record_json)]) == 1
 
-    def add_games(self, rows: Sequence[tuple[Any, ...]]) -> int:
+    def add_games(self, rows: Sequence[tuple[Any, ...]], then: Callable[[sqlite3.Connection], None] | None = None) -> int:
         """Store finished games (``game_row`` tuples) in one transaction: all of them or, on any error,
-        none. Ids already stored are skipped; returns how many were new."""
+        none; ``then`` runs in the same transaction (the runner saves its tally there, so the tables
+        and the games never disagree). Ids already stored are skipped; returns how many were new."""
         with self._tx():
-            before = self.db.total_changes
-            self.db.executemany(_INSERT_GAME, rows)
-            return self.db.total_changes - before
+            added = self.insert_games(rows)
+            if then is not None:
+                then(self.db)
+            return added
+
+    def insert_games(self, rows: Sequence[tuple[Any, ...]]) -> int:
+        """``add_games`` inside the caller's transaction (an import's batches)."""
+        before = self.db.total_changes
+        self.db.executemany(_INSERT_GAME, rows)
+        return self.db.total_changes - before
 
     def add_byes(self, tournament: str, variant: str, round_no: int, names: Sequence[str]) -> None:
         with self._tx():
@@ -252,33 +313,69 @@ class Store:
             args.append(variant)
         return [tuple(r) for r in self.db.execute(sql + " ORDER BY round, variant, entrant", args)]  # type: ignore[misc]
 
-    def games(self, tournament: str | None = None, *, variant: str | None = None,
-              entrant: str | None = None, round_no: int | None = None) -> list[GameRow]:
-        """Stored games in schedule order (round, variant, table, deal, rotation), filtered."""
-        sql = ("SELECT id, tournament, variant, variant_index, round, tbl, deal, rotation, seats, units, seed, "
-               "dealer, status, result FROM games WHERE 1=1")
-        args: list[Any] = []
-        if tournament is not None:
-            sql += " AND tournament = ?"
-            args.append(tournament)
-        if variant is not None:
-            sql += " AND variant = ?"
-            args.append(variant)
-        if round_no is not None:
-            sql += " AND round = ?"
-            args.append(round_no)
-        if entrant is not None:
-            sql += " AND EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)"
-            args.append(entrant)
+    def games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,
+              round_no: int | None = None, limit: int = 0, forfeits: bool = False) -> list[GameRow]:
+        """Stored games in schedule order (tournament, round, variant, table, deal, rotation), filtered;
+        ``limit`` > 0: only the first that many (read through the index, not the whole table)."""
+        return list(self.iter_games(tournament, variant=variant, entrant=entrant, round_no=round_no, limit=limit,
+                                    forfeits=forfeits))
+
+    def iter_games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,
+                   round_no: int | None = None, limit: int = 0, after: tuple[int, ...] | None = None,
+                   forfeits: bool = False) -> Iterator[GameRow]:
+        """``games`` as a stream (constant memory); ``after``: only games past this schedule position
+        (a tally's watermark) of ``tournament``; ``forfeits``: only games that ended by a forfeit."""
+        where, args = self._where(tournament, variant, entrant, round_no, after, forfeits)
+        sql = f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, round, variant_index, tbl, deal, rotation"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
         try:
-            raw = self.db.execute(sql, args).fetchall()
+            cur = self.db.execute(sql, args)
+            for r in cur:
+                g = self._row(r)
+                if g is not None:
+                    yield g
         except sqlite3.DatabaseError:  # a damaged seats column breaks json_each: filter here instead
-            raw = [r for r in self.db.execute(sql.split(" AND EXISTS")[0], args[:-1])
-                   if entrant in _names_or_empty(r[8])]
-        rows = [g for g in map(self._row, raw) if g is not None]
-        # sorted here rather than by an index: one index less to update per stored game
-        rows.sort(key=lambda g: (g.tournament, g.order))
-        return rows
+            if entrant is None:
+                raise
+            where, args = self._where(tournament, variant, None, round_no, after, forfeits)
+            count = 0
+            for r in self.db.execute(f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, round, "
+                                     f"variant_index, tbl, deal, rotation", args):
+                if entrant in _names_or_empty(r[8]):
+                    g = self._row(r)
+                    if g is not None:
+                        yield g
+                        count += 1
+                        if limit and count >= limit:
+                            return
+
+    def count_games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,
+                    forfeits: bool = False) -> int:
+        where, args = self._where(tournament, variant, entrant, None, None, forfeits)
+        try:
+            return int(self.db.execute(f"SELECT COUNT(*) FROM games{where}", args).fetchone()[0])
+        except sqlite3.DatabaseError:
+            return sum(1 for _ in self.iter_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits))
+
+    @staticmethod
+    def _where(tournament: str | None, variant: str | None, entrant: str | None, round_no: int | None,
+               after: tuple[int, ...] | None, forfeits: bool) -> tuple[str, list[Any]]:
+        parts: list[str] = []
+        args: list[Any] = []
+        for column, value in (("tournament", tournament), ("variant", variant), ("round", round_no)):
+            if value is not None:
+                parts.append(f"{column} = ?")
+                args.append(value)
+        if after is not None:
+            parts.append("(round, variant_index, tbl, deal, rotation) > (?, ?, ?, ?, ?)")
+            args.extend(after)
+        if forfeits:
+            parts.append("result NOT LIKE '%\"forfeit\":null%' ESCAPE '\\'")
+        if entrant is not None:
+            parts.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)")
+            args.append(entrant)
+        return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
     def _row(self, r: Sequence[Any]) -> GameRow | None:
         """A stored game, or None when its row is damaged (kept in ``damaged`` with the reason): a reader
@@ -307,7 +404,7 @@ class Store:
                     return deals[int(index)]
                 raise StoreError(f"{self.path}: the match {base!r} has {len(deals)} deals (d0 to d{len(deals) - 1})")
             raise StoreError(f"{self.path}: no game {game_id!r}")
-        data = json.loads(row[0])
+        data = json.loads(_text(game_id, row[0], self.path))
         if is_match_json(data):
             n = len(data.get("deals", []))
             raise StoreError(f"{self.path}: {game_id!r} is a match of {n} deals: its deals are {game_id}/d0 to "
@@ -316,7 +413,7 @@ class Store:
 
     def is_match(self, game_id: str) -> bool:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-        return row is not None and is_match_json(json.loads(row[0]))
+        return row is not None and is_match_json(json.loads(_text(game_id, row[0], self.path)))
 
     def match(self, game_id: str) -> MatchRecord:
         """A stored match (a game of a variant played with ``unit = "match"``)."""
@@ -330,7 +427,24 @@ class Store:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no game {game_id!r}")
-        return str(row[0])
+        return _text(game_id, row[0], self.path)
+
+    def game_records(self, tournament: str) -> Iterator[tuple[GameRow | None, str, str]]:
+        """(row or None if damaged, game id, record JSON text) of every game of ``tournament`` in schedule
+        order, streamed: export and verify read a million games in constant memory. A record that
+        cannot be unpacked comes as "" (the reader names the game)."""
+        for r in self.db.execute(f"SELECT {_ROW_COLUMNS}, record FROM games WHERE tournament = ? "
+                                 f"ORDER BY round, variant_index, tbl, deal, rotation", (tournament,)):
+            try:
+                text = unpack(r[-1])
+            except ValueError as exc:
+                self.damaged[str(r[0])] = str(exc)
+                text = ""
+            yield self._row(r[:-1]), str(r[0]), text
+
+    def transaction(self) -> Transaction:
+        """One unit of the journal, for writes beside the games (a tally rebuilt whole)."""
+        return self._tx()
 
     def _tx(self) -> Transaction:
         return Transaction(self.db, self.path, StoreError)
@@ -342,3 +456,11 @@ def _names_or_empty(text: Any) -> list[Any]:
     except (ValueError, TypeError, RecursionError):
         return []
     return names if isinstance(names, list) else []
+
+
+def _text(game_id: str, value: Any, path: Path) -> str:
+    """A stored record's JSON text; one that cannot be unpacked is a StoreError naming the game."""
+    try:
+        return unpack(value)
+    except ValueError as exc:
+        raise StoreError(f"{path}: game {game_id!r}: {exc}") from None

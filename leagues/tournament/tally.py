@@ -1,0 +1,323 @@
+"""A tournament's tables kept as its games land: ratings, counts, head-to-head and forfeits per scope.
+
+Every table a reader prints is a fold over the stored games in schedule order (round, variant, table,
+deal, rotation). ``Tally`` is that fold, and it is the only one: a full recomputation folds every stored
+game into a fresh ``Tally``, the runner folds each game into the stored one as the contiguous prefix
+of the schedule grows (the *watermark*), and a reader loads the stored one and folds the few games
+stored beyond the watermark (a run still going, or killed with holes in the schedule). The invariant
+that makes all three agree: the stored tally is the fold of exactly the stored games ordered up to
+its watermark. A reader's cost is then the number of entrants and pairs, not of games.
+
+Head-to-head keeps, per ordered pair, the mean and spread of its duplicate-block means with Welford's
+update (one block at a time, in order, the block being built kept open), so the interval needs no game
+again. Persistence is four small tables (their schema is the store's, leagues/tournament/store.py),
+written in the same transaction as the games.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+import trueskill
+
+from arena.result import LOSS, SHARED, WIN, outcome
+
+from leagues.tournament.config import RatingConfig
+from leagues.tournament.rating import Rater
+from leagues.tournament.forfeits import EntrantForfeits
+from leagues.tournament.sprt import wilson
+from leagues.tournament.store import GameRow
+
+#: the scope of the table over every variant
+POOLED = "*"
+#: the table's column for each outcome (``arena.result.outcome``)
+COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
+
+Order = tuple[int, int, int, int, int]
+#: what a fold needs of a deal's forfeits: (seat, reason, detail, deal id)
+ForfeitList = Sequence[tuple[int, str, str, str]]
+
+
+@dataclass(frozen=True)
+class Standing:
+    rank: int
+    entrant: str
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points_per_deal: float
+    forfeits: int
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """``a``'s mean score against ``b`` over duplicate blocks (1 win, 0.5 tie, 0 loss per game), with
+    the 95% interval half-width: from the spread of block means (a t interval), but never less than
+    the Wilson interval's half-width over the blocks, so that a score of 0 or 1 has a width."""
+    a: str
+    b: str
+    score: float
+    half_width: float
+    blocks: int
+
+
+@dataclass
+class Counts:
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    points: int = 0
+    forfeits: int = 0
+
+
+@dataclass
+class PairStat:
+    """Welford's running mean and sum of squares of one pair's block means, the open block apart."""
+    blocks: int = 0
+    mean: float = 0.0
+    m2: float = 0.0
+    open_block: str | None = None
+    open_sum: float = 0.0
+    open_n: int = 0
+
+    def add(self, block: str, score: float) -> None:
+        if block != self.open_block:
+            self._close()
+            self.open_block = block
+        self.open_sum += score
+        self.open_n += 1
+
+    def _close(self) -> None:
+        if self.open_n:
+            x = self.open_sum / self.open_n
+            self.blocks += 1
+            delta = x - self.mean
+            self.mean += delta / self.blocks
+            self.m2 += delta * (x - self.mean)
+        self.open_block, self.open_sum, self.open_n = None, 0.0, 0
+
+    def final(self, a: str, b: str) -> HeadToHead:
+        done = PairStat(self.blocks, self.mean, self.m2, self.open_block, self.open_sum, self.open_n)
+        done._close()
+        n, m = done.blocks, done.mean
+        hw = 1.96 * math.sqrt(done.m2 / (n - 1) / n) if n > 1 else 0.0
+        # never no width where the blocks happen to agree (a score of 0 or 1): at least the half-width
+        # of the Wilson interval of the score as a proportion of the blocks, which is right at the edges
+        lo, hi = wilson(m * n, n)
+        return HeadToHead(a, b, m, max(hw, (hi - lo) / 2), n)
+
+
+class ScopeTally:
+    """The fold of one table: every variant's games, or one variant's."""
+
+    def __init__(self, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
+                 priors: Mapping[str, tuple[float, float]] | None = None) -> None:
+        self.rc = rc
+        self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
+        self.rater = Rater(rc, self.teams, priors)
+        self.counts: dict[str, Counts] = {}
+        self.pairs: dict[tuple[str, str], PairStat] = {}
+        self.dirty: set[str] = set()
+        self.dirty_pairs: set[tuple[str, str]] = set()
+
+    def add(self, row: GameRow) -> None:
+        self.rater.add(row)
+        sides = self.teams[row.variant]
+        result = row.result
+        forfeit = result.forfeit
+        for t in sides:
+            name = row.seats[t[0]]
+            c = self.counts.setdefault(name, Counts())
+            c.games += 1
+            c.points += sum(result.points[s] for s in t)
+            kind = COLUMN[outcome(result, t[0], sides)]
+            setattr(c, kind, getattr(c, kind) + 1)
+            if forfeit is not None and forfeit.seat in t:
+                c.forfeits += 1
+            self.dirty.add(name)
+        self.add_pairs(row)
+
+    def add_pairs(self, row: GameRow) -> None:
+        """Each ordered pair of sides' score in the game, into its block (1 ahead, 0.5 level, 0 behind)."""
+        block = row.block
+        rank = {row.seats[t[0]]: row.result.ranks[t[0]] for t in self.teams[row.variant]}
+        for a, ra in rank.items():
+            for b, rb in rank.items():
+                if a != b:
+                    p = self.pairs.get((a, b))
+                    if p is None:
+                        p = self.pairs[(a, b)] = PairStat()
+                    p.add(block, 1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+                    self.dirty_pairs.add((a, b))
+
+    def standings(self, names: Sequence[str]) -> list[Standing]:
+        """The table of ``names`` (an entrant without a game yet stands at its prior): rank by
+        conservative rating, then mu, then name."""
+        rows = []
+        for n in names:
+            r = self.rater.rating(n)
+            c = self.counts.get(n, Counts())
+            rows.append((r.mu - self.rc.k * r.sigma, r.mu, n, r, c))
+        rows.sort(key=lambda x: (-x[0], -x[1], x[2]))
+        return [Standing(i + 1, n, cons, mu, r.sigma, c.games, c.wins, c.draws, c.losses,
+                         c.points / c.games if c.games else 0.0, c.forfeits)
+                for i, (cons, mu, n, r, c) in enumerate(rows)]
+
+    def head_to_head(self) -> dict[tuple[str, str], HeadToHead]:
+        return {key: p.final(*key) for key, p in self.pairs.items()}
+
+
+class Tally:
+    """Every table of one tournament (pooled and per variant), its forfeits, and how far it has folded."""
+
+    def __init__(self, tournament: str, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
+                 priors: Mapping[str, tuple[float, float]] | None = None) -> None:
+        self.tournament = tournament
+        self.rc = rc
+        self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
+        self.priors = dict(priors or {})
+        self.scopes: dict[str, ScopeTally] = {}
+        self.forfeits: dict[str, EntrantForfeits] = {}
+        self.dirty_forfeits: set[str] = set()
+        self.watermark: Order | None = None
+        self.games = 0
+
+    def scope(self, label: str | None) -> ScopeTally:
+        key = label or POOLED
+        s = self.scopes.get(key)
+        if s is None:
+            s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors)
+        return s
+
+    def add(self, row: GameRow, deals: int = 1, forfeits: ForfeitList | None = None, *, ordered: bool = True) -> None:
+        """Fold one stored game, in schedule order (``ordered`` checks it: a game behind the watermark
+        would make the tally differ from a recomputation); ``deals`` and ``forfeits`` count a match's
+        deals (a single deal: its own forfeit, read from the result when not given)."""
+        if ordered and self.watermark is not None and row.order <= self.watermark:
+            raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
+        self.scope(None).add(row)
+        self.scope(row.variant).add(row)
+        if forfeits is None:
+            f = row.result.forfeit
+            forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
+        for name in set(row.seats):
+            self.forfeits.setdefault(name, EntrantForfeits()).games += deals
+            self.dirty_forfeits.add(name)
+        for seat, reason, detail, gid in forfeits:
+            e = self.forfeits[row.seats[seat]]
+            e.forfeits += 1
+            e.reasons[reason] += 1
+            e.first.setdefault(reason, (gid, detail))
+        self.watermark = row.order
+        self.games += 1
+
+    # --------------------------------------------------------------------------------- storage
+    def save(self, db: sqlite3.Connection) -> None:
+        """Write what changed since the last save (call inside the games' transaction)."""
+        t = self.tournament
+        for key, s in self.scopes.items():
+            if s.dirty:
+                db.executemany("INSERT OR REPLACE INTO tallies VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", [
+                    (t, key, n, *_rating(s.rater, n), s.rater.games.get(n, 0), c.games, c.wins, c.draws, c.losses,
+                     c.points, c.forfeits) for n in sorted(s.dirty) for c in [s.counts[n]]])
+                s.dirty.clear()
+            if s.dirty_pairs:
+                db.executemany("INSERT OR REPLACE INTO pair_tallies VALUES (?,?,?,?,?,?,?,?,?,?)", [
+                    (t, key, a, b, p.blocks, p.mean, p.m2, p.open_block, p.open_sum, p.open_n)
+                    for (a, b) in sorted(s.dirty_pairs) for p in [s.pairs[(a, b)]]])
+                s.dirty_pairs.clear()
+        if self.dirty_forfeits:
+            db.executemany("INSERT OR REPLACE INTO forfeit_tallies VALUES (?,?,?,?,?,?)", [
+                (t, n, e.games, e.forfeits, json.dumps(dict(e.reasons), sort_keys=True),
+                 json.dumps({r: list(v) for r, v in e.first.items()}, sort_keys=True))
+                for n in sorted(self.dirty_forfeits) for e in [self.forfeits[n]]])
+            self.dirty_forfeits.clear()
+        if self.watermark is not None:
+            db.execute("INSERT OR REPLACE INTO watermarks VALUES (?,?,?,?,?,?,?)", (t, *self.watermark, self.games))
+
+    @classmethod
+    def load(cls, db: sqlite3.Connection, tournament: str, rc: RatingConfig,
+             teams: Mapping[str, Sequence[Sequence[int]]], scopes: Iterable[str] | None = None) -> "Tally | None":
+        """The stored tally of ``tournament`` (only ``scopes`` if given), or None if it has none (a store
+        written before tallies, or a tournament with no game folded yet)."""
+        try:
+            mark = db.execute("SELECT round, variant_index, tbl, deal, rotation, games FROM watermarks "
+                              "WHERE tournament = ?", (tournament,)).fetchone()
+        except sqlite3.OperationalError:  # a store older than the tallies, opened read-only
+            return None
+        if mark is None:
+            return None
+        out = cls(tournament, rc, teams)
+        out.watermark, out.games = tuple(mark[:5]), mark[5]  # type: ignore[assignment]
+        where, args = "tournament = ?", [tournament]
+        if scopes is not None:
+            wanted = list(scopes)
+            where += f" AND scope IN ({','.join('?' * len(wanted))})"
+            args += wanted
+        for key, n, mu, sigma, rated, *c in db.execute(
+                f"SELECT scope, entrant, mu, sigma, rated, games, wins, draws, losses, points, forfeits "
+                f"FROM tallies WHERE {where}", args):
+            s = out.scope(None if key == POOLED else key)
+            if mu is not None:
+                s.rater.ratings[n] = trueskill.Rating(mu=mu, sigma=sigma)
+                s.rater.games[n] = rated
+            s.counts[n] = Counts(*c)
+        for key, a, b, *p in db.execute(
+                f"SELECT scope, a, b, blocks, mean, m2, open_block, open_sum, open_n FROM pair_tallies WHERE {where}",
+                args):
+            out.scope(None if key == POOLED else key).pairs[(a, b)] = PairStat(*p)
+        for n, deals, forfeits, reasons, first in db.execute(
+                "SELECT entrant, deals, forfeits, reasons, first FROM forfeit_tallies WHERE tournament = ?",
+                (tournament,)):
+            out.forfeits[n] = EntrantForfeits(deals, forfeits, Counter(json.loads(reasons)),
+                                              {r: (v[0], v[1]) for r, v in json.loads(first).items()})
+        return out
+
+    @staticmethod
+    def drop(db: sqlite3.Connection, tournament: str) -> None:
+        for table in ("tallies", "pair_tallies", "forfeit_tallies", "watermarks"):
+            db.execute(f"DELETE FROM {table} WHERE tournament = ?", (tournament,))
+
+
+def _rating(rater: Rater, name: str) -> tuple[float | None, float | None]:
+    r = rater.ratings.get(name)
+    return (None, None) if r is None else (r.mu, r.sigma)
+
+
+def fold(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
+         priors: Mapping[str, tuple[float, float]] | None = None, tournament: str = "",
+         deals: Mapping[str, tuple[int, ForfeitList]] | None = None) -> Tally:
+    """A fresh tally of ``rows`` (any order in, schedule order applied): the full recomputation. Rows
+    of several tournaments (a league's season) fold one tournament after the other. ``deals``: a
+    match's deals and forfeits by game id."""
+    tally = Tally(tournament, rc, teams, priors)
+    extra = deals or {}
+    for row in sorted(rows, key=lambda r: (r.tournament, r.order)):
+        tally.add(row, *extra.get(row.id, (1, None)), ordered=False)
+    return tally
+
+
+def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]], rc: RatingConfig,
+                 names: Sequence[str], priors: Mapping[str, tuple[float, float]] | None = None,
+                 variant: str | None = None) -> list[Standing]:
+    """The table of ``rows`` (one variant's with ``variant``); ``priors`` are where entrants start."""
+    picked = [r for r in rows if variant is None or r.variant == variant]
+    return fold(picked, rc, teams, priors).scope(variant).standings(names)
+
+
+def head_to_head(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]]) -> dict[tuple[str, str], HeadToHead]:
+    """Every ordered pair's score over the duplicate blocks of ``rows``."""
+    scope = ScopeTally(RatingConfig(), teams)
+    for row in sorted(rows, key=lambda r: (r.tournament, r.order)):
+        scope.add_pairs(row)
+    return scope.head_to_head()

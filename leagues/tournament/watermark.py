@@ -1,0 +1,105 @@
+"""The runner's side of the tables kept as games land: fold finished games in schedule order only.
+
+Workers finish games out of order, and a table folded in completion order would depend on the number
+of workers. ``Watermark`` sees every scheduled game in schedule order (``schedule``), keeps the games
+that came back early, and folds the contiguous prefix into the tournament's tally (the *watermark*);
+the tally is saved in the transaction that stores the batch (``save``), so the store's tables and its
+games never disagree, and a killed run leaves a tally of a prefix. On resume the games stored past the
+watermark are read back and wait in the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any, Iterable, Iterator, Sequence
+
+from arena import GameResult
+
+from leagues.tournament.config import TournamentConfig
+from leagues.tournament.forfeits import row_forfeits
+from leagues.tournament.leaderboard import landed
+from leagues.tournament.schedule import GameSpec
+from leagues.tournament.store import ROW_RESULT, GameRow, Store
+from leagues.tournament.tally import ForfeitList, Tally
+
+
+def row_of(row: Sequence[Any]) -> GameRow:
+    """A ``game_row`` tuple (what a worker returns) as the ``GameRow`` a reader would load."""
+    return GameRow(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], tuple(json.loads(row[8])),
+                   tuple(json.loads(row[9])), row[10], row[11], "done",
+                   GameResult.from_json(json.loads(row[ROW_RESULT])))
+
+
+class Watermark:
+    """The tally of one tournament being played, and the games waiting to be folded into it."""
+
+    def __init__(self, cfg: TournamentConfig, store: Store) -> None:
+        teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
+        self.store = store
+        self.name = cfg.name
+        loaded = Tally.load(store.db, cfg.name, cfg.rating, teams)
+        if loaded is not None and not self._consistent(loaded):
+            loaded = None  # games stored behind the watermark since (an import): fold everything again
+        if loaded is None:
+            with store.transaction():
+                Tally.drop(store.db, cfg.name)
+        self.tally = loaded or Tally(cfg.name, cfg.rating, teams)
+        self.waiting: dict[str, tuple[GameRow, int, ForfeitList | None]] = {}
+        for row in store.iter_games(cfg.name, after=self.tally.watermark):
+            self.waiting[row.id] = (row, *landed(store, row))
+        self.queue: deque[str] = deque()
+
+    def _consistent(self, tally: Tally) -> bool:
+        """The stored tally is the fold of exactly the games stored up to its watermark."""
+        assert tally.watermark is not None
+        behind = self.store.db.execute(
+            "SELECT COUNT(*) FROM games WHERE tournament = ? AND (round, variant_index, tbl, deal, rotation) <= "
+            "(?, ?, ?, ?, ?)", (self.name, *tally.watermark)).fetchone()[0]
+        return int(behind) == tally.games
+
+    def schedule(self, specs: Iterable[GameSpec], stored: set[str]) -> Iterator[GameSpec]:
+        """The games of ``specs`` (in schedule order) still to play; every one past the watermark,
+        stored or not, takes its place in the queue of games to fold."""
+        mark = self.tally.watermark
+        for spec in specs:
+            if mark is not None and spec.order <= mark:
+                continue
+            self.queue.append(spec.id)
+            if spec.id not in stored:
+                yield spec
+
+    def land(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Games a worker finished: fold the prefix they complete."""
+        for r in rows:
+            deals, forfeits = row_forfeits(r)
+            row = row_of(r)
+            self.waiting[row.id] = (row, deals, forfeits if row.result.reason == "match" else None)
+        self.advance()
+
+    def advance(self) -> None:
+        while self.queue and self.queue[0] in self.waiting:
+            row, deals, forfeits = self.waiting.pop(self.queue.popleft())
+            self.tally.add(row, deals, forfeits)
+
+    def save(self, db: Any) -> None:
+        self.tally.save(db)
+
+    def settle(self) -> None:
+        """After the schedule: fold what waits and save it. Games that never reached the fold (a match
+        stopped by its SPRT leaves games stored past a pairing's decision, in no order the schedule
+        foresaw) make the tally the fold of every stored game instead, saved as such."""
+        self.advance()
+        if self.waiting or self.queue:
+            teams = self.tally.teams
+            self.tally = Tally(self.name, self.tally.rc, teams)
+            for row in self.store.iter_games(self.name):
+                self.tally.add(row, *landed(self.store, row))
+            self.waiting.clear()
+            self.queue.clear()
+            with self.store.transaction():
+                Tally.drop(self.store.db, self.name)
+                self.tally.save(self.store.db)  # a fresh fold saves whole: every entry is new
+            return
+        with self.store.transaction():
+            self.tally.save(self.store.db)
