@@ -203,3 +203,22 @@ def test_report_opens_in_headless_chromium_and_shows_every_entrant(league: Path,
     replay = subprocess.run([browser, *flags, "--dump-dom", f"file://{out_dir / links[0]}#end"],
                             capture_output=True, text=True, timeout=120).stdout
     assert '<b id="score">' in replay and re.search(r'<p id="result">\S', replay)
+
+
+def test_a_season_finishes_from_the_tables_its_tournaments_kept(league: Path) -> None:
+    """The season's ratings are read from its tournaments' kept tables (started from the league's priors),
+    and equal, exactly, a fold of the season's games from the ratings before it."""
+    from leagues.league.rating import fold_season
+    from leagues.tournament.leaderboard import kept_tables_agree
+
+    cfg = load_league(league)
+    with LeagueStore(cfg.store) as db, Store(cfg.store) as store:
+        for season in db.seasons():
+            entries = db.season_entrants(season.season)
+            games = [g for t in season.tournaments for g in store.games(t)]
+            folded = fold_season(cfg, season.season, entries, games, db.ratings())
+            stored = [x for x in db.ratings() if x.season == season.season]
+            key = lambda x: (x.scope, x.entrant)  # noqa: E731
+            assert sorted(stored, key=key) == sorted(folded, key=key)
+            for t in season.tournaments:
+                assert store.has_tally(t) and kept_tables_agree(store, t)

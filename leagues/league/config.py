@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from arena import derive_seed
 
@@ -100,16 +100,17 @@ class LeagueConfig:
         """Each season (and division) its own deals, from the league seed by hashing."""
         return derive_seed(self.seed, "season", season, division)
 
-    def season_tournament(self, season: int, division: int, divisions: int,
-                          entrants: Sequence[EntrantConfig]) -> TournamentConfig:
+    def season_tournament(self, season: int, division: int, divisions: int, entrants: Sequence[EntrantConfig],
+                          priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> TournamentConfig:
         """One division's share of a season: an ordinary tournament in the league's store, so the
-        runner's resume, determinism, forfeits and logging apply unchanged."""
+        runner's resume, determinism, forfeits and logging apply unchanged; its tables start from
+        ``priors`` (the league's ratings), so they are the season's ratings as the games land."""
         return TournamentConfig(
             name=self.tournament_name(season, division, divisions), seed=self.season_seed(season, division),
             format=self.format, rounds=self.rounds, deals=self.deals, duplicate=self.duplicate,
             workers=self.workers, time_limit_ms=self.time_limit_ms, memory_mb=self.memory_mb, store=self.store,
             log=self.log, max_tables=self.max_tables, variants=self.variants, entrants=tuple(entrants),
-            rating=self.rating.in_season(), source=self.source)
+            rating=self.rating.in_season(), source=self.source, priors=dict(priors or {}))
 
 
 def load_league(path: str | os.PathLike[str]) -> LeagueConfig:

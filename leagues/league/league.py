@@ -27,8 +27,10 @@ from arena.hosting import ISOLATIONS, BotLoadError
 from leagues.tournament.compliance import ComplianceReport, check_bot
 from leagues.tournament.checks import ID_UNSAFE, ConfigError
 from leagues.tournament.config import EntrantConfig
+from leagues.tournament.leaderboard import tally_of
+from leagues.tournament.tally import POOLED, Standing as TableRow
 from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_league, template
-from leagues.league.rating import fold_season, places, plan_divisions, standings
+from leagues.league.rating import Priors, places, plan_divisions, rating_rows, season_priors, standings
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
 from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.runner import RunSummary, run_tournament
@@ -200,10 +202,13 @@ class League:
                 EntrantConfig(e.entrant, v.bot, dict(v.params), v.isolation))
         summaries = []
         n_div = len(by_division)
+        priors = season_priors(cfg, season.season, entries, self.db.ratings())
         for d in sorted(by_division):
-            tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d])
+            mine = {e.name for e in by_division[d]}
+            tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
+                                         {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
             summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream))
-        self._finish_season(season, cfg, entries)
+        self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 
     def season_config(self, season: Season) -> LeagueConfig:
@@ -254,10 +259,21 @@ class League:
             raise LeagueError(f"entrant {v.entrant!r}: its files changed since version {v.version} was submitted; "
                               f"submit it again with --update (a new version), or withdraw it")
 
-    def _finish_season(self, season: Season, cfg: LeagueConfig, entries: list[SeasonEntrant]) -> None:
+    def _finish_season(self, season: Season, cfg: LeagueConfig, entries: list[SeasonEntrant], priors: Priors) -> None:
+        """The season's ratings are its division tournaments' tables, kept as their games landed
+        (each started from the league's priors): reading them costs the entrants, not the games."""
+        division = {e.entrant: e.division for e in entries}
         with Store(cfg.store) as store:
-            games = [g for t in season.tournaments for g in store.games(t)]
-        ratings = fold_season(cfg, season.season, entries, games, self.db.ratings())
+            tallies = [(t, tally_of(store, t)) for t in season.tournaments]
+        n_div = len(season.tournaments)
+
+        def table_of(scope: str) -> list[TableRow]:
+            out: list[TableRow] = []
+            for d, (_, tally) in enumerate(tallies, start=1):
+                names = [e.entrant for e in entries if division[e.entrant] == d or n_div == 1]
+                out.extend(tally.scope(None if scope == POOLED else scope).standings(names))
+            return out
+        ratings = rating_rows(cfg, season.season, entries, priors, table_of)
         self.db.finish_season(season.season, ratings, places(cfg, entries, ratings))
 
 

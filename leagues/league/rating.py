@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from leagues.tournament.leaderboard import standings_of
+from leagues.tournament.tally import Standing as TableRow
 from leagues.league.config import LeagueConfig, LeagueRating
 from leagues.league.store import POOLED, LeagueStore, RatingRow, SeasonEntrant
 from leagues.tournament.store import GameRow
@@ -50,23 +51,45 @@ def _by_scope_entrant(rows: Iterable[RatingRow]) -> dict[tuple[str, str], list[R
     return out
 
 
-def fold_season(cfg: LeagueConfig, season: int, entrants: Sequence[SeasonEntrant], games: Sequence[GameRow],
-                history: Iterable[RatingRow]) -> list[RatingRow]:
-    """The season's rating rows, pooled and per variant, from its games and the ratings before it."""
-    teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
-    names = [e.entrant for e in entrants]
+Priors = dict[str, dict[str, tuple[float, float]]]
+
+
+def season_priors(cfg: LeagueConfig, season: int, entrants: Sequence[SeasonEntrant],
+                  history: Iterable[RatingRow]) -> Priors:
+    """Where each entrant starts ``season``, per table (pooled and each variant): what the season's
+    tournaments fold from, as their games land."""
     version = {e.entrant: e.version for e in entrants}
     before = _by_scope_entrant(x for x in history if x.season < season)
-    rc = cfg.rating.in_season()
+    return {scope: {n: prior(before.get((scope, n), []), version[n], season, cfg.rating) for n in version}
+            for scope in [POOLED, *cfg.labels]}
+
+
+def rating_rows(cfg: LeagueConfig, season: int, entrants: Sequence[SeasonEntrant], priors: Priors,
+                table_of: Callable[[str], Sequence[TableRow]]) -> list[RatingRow]:
+    """The season's rating rows from its tables (``table_of(scope)``) and where each entrant started."""
+    version = {e.entrant: e.version for e in entrants}
     out: list[RatingRow] = []
     for scope in [POOLED, *cfg.labels]:
-        priors = {n: prior(before.get((scope, n), []), version[n], season, cfg.rating) for n in names}
-        rows = list(games) if scope == POOLED else [g for g in games if g.variant == scope]
-        for s in standings_of(rows, teams, rc, names, priors):
-            p_mu, p_sigma = priors[s.entrant]
+        for s in table_of(scope):
+            p_mu, p_sigma = priors[scope][s.entrant]
             out.append(RatingRow(season, scope, s.entrant, version[s.entrant], p_mu, p_sigma, s.mu, s.sigma, s.games,
                                  s.wins, s.draws, s.losses))
     return out
+
+
+def fold_season(cfg: LeagueConfig, season: int, entrants: Sequence[SeasonEntrant], games: Sequence[GameRow],
+                history: Iterable[RatingRow]) -> list[RatingRow]:
+    """The season's rating rows, pooled and per variant, folded from its games and the ratings before
+    it: the recomputation of what the season's tournaments kept as they were played."""
+    teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
+    names = [e.entrant for e in entrants]
+    rc = cfg.rating.in_season()
+    priors = season_priors(cfg, season, entrants, history)
+
+    def table_of(scope: str) -> Sequence[TableRow]:
+        rows = list(games) if scope == POOLED else [g for g in games if g.variant == scope]
+        return standings_of(rows, teams, rc, names, priors[scope])
+    return rating_rows(cfg, season, entrants, priors, table_of)
 
 
 def places(cfg: LeagueConfig, entrants: Sequence[SeasonEntrant], ratings: Sequence[RatingRow]) -> list[SeasonEntrant]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from leagues.tournament.database import Transaction, connect
+from leagues.tournament.tally import POOLED  # noqa: F401  the pooled table's scope, defined once
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS league (
@@ -76,9 +77,6 @@ CREATE TABLE IF NOT EXISTS league_ratings (
     PRIMARY KEY (season, scope, entrant)
 );
 """
-
-#: the scope of the ratings pooled over all variants
-POOLED = "*"
 
 
 class LeagueStoreError(RuntimeError):

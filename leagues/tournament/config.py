@@ -101,6 +101,9 @@ class TournamentConfig:
     challengers: tuple[str, ...] = ()
     #: match and gauntlet: the SPRT that may stop a pairing early (None: play ``deals`` blocks)
     sprt: Sprt | None = None
+    #: where entrants' ratings start, per table ("*" every variant, else a label): a league's season
+    #: carries them from earlier seasons (leagues/league/rating.py); not a tournament.toml key
+    priors: Mapping[str, Mapping[str, tuple[float, float]]] = field(default_factory=dict)
 
     def identity(self) -> dict[str, Any]:
         """What decides the games and the table: workers, paths and the log are left out, so running
@@ -118,6 +121,8 @@ class TournamentConfig:
                        "tau": self.rating.tau, "draw_probability": self.rating.draw_probability,
                        "k": self.rating.k},
             **({"challengers": list(self.challengers)} if self.challengers else {}),
+            **({"priors": {scope: {n: list(p) for n, p in sorted(ps.items())} for scope, ps in sorted(self.priors.items())}}
+               if self.priors else {}),
             **({"sprt": {"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha,
                          "beta": self.sprt.beta, "model": self.sprt.model}} if self.sprt else {}),
         }
@@ -127,7 +132,7 @@ class TournamentConfig:
         """The ``tournament.toml`` data that gives back a stored ``identity`` (to rebuild a stored
         tournament's config, e.g. for a match's summary): the inverse of ``identity``."""
         data = {k: v for k, v in identity.items() if v is not None and k not in ("variants", "entrants", "rating",
-                                                                               "challengers")}
+                                                                               "challengers", "priors")}
         data["variants"] = [{"name": v["preset"], "label": v["label"], "options": v.get("options", {}),
                              **{k: v[k] for k in ("unit", "match", "match_max_deals") if k in v}}
                             for v in identity["variants"]]

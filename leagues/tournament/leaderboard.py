@@ -42,6 +42,13 @@ def stored_setup(store: Store, tournament: str) -> tuple[dict[str, list[tuple[in
     return teams, rc, [e["name"] for e in cfg["entrants"]]
 
 
+def stored_priors(store: Store, tournament: str) -> dict[str, dict[str, tuple[float, float]]]:
+    """Where the tournament's entrants started, per table (a league season's carried ratings)."""
+    row = store.tournament(tournament)
+    priors = row.config.get("priors", {}) if row is not None else {}
+    return {scope: {n: (float(p[0]), float(p[1])) for n, p in ps.items()} for scope, ps in priors.items()}
+
+
 def pick_tournament(store: Store, name: str | None) -> str:
     if name is not None:
         if store.tournament(name) is None:
@@ -67,13 +74,14 @@ def tally_of(store: Store, tournament: str, *, recompute: bool = False) -> Tally
     (a run going on, or killed), which costs the entrants and pairs, not the games; or, with
     ``recompute`` or in a store that keeps no tally, the fold of every stored game."""
     teams, rc, _ = stored_setup(store, tournament)
+    priors = stored_priors(store, tournament)
     if not recompute:
-        tally = Tally.load(store.db, tournament, rc, teams)
+        tally = Tally.load(store.db, tournament, rc, teams, priors=priors)
         if tally is not None:
             for row in store.iter_games(tournament, after=tally.watermark):
                 tally.add(row, *landed(store, row))
             return tally
-    tally = Tally(tournament, rc, teams)
+    tally = Tally(tournament, rc, teams, priors)
     for row in store.iter_games(tournament):
         tally.add(row, *landed(store, row))
     return tally

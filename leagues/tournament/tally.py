@@ -181,7 +181,8 @@ class Tally:
     """Every table of one tournament (pooled and per variant), its forfeits, and how far it has folded."""
 
     def __init__(self, tournament: str, rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
-                 priors: Mapping[str, tuple[float, float]] | None = None) -> None:
+                 priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> None:
+        """``priors``: per table ("*" or a label), where entrants start (a league's season)."""
         self.tournament = tournament
         self.rc = rc
         self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
@@ -196,7 +197,7 @@ class Tally:
         key = label or POOLED
         s = self.scopes.get(key)
         if s is None:
-            s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors)
+            s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors.get(key))
         return s
 
     def add(self, row: GameRow, deals: int = 1, forfeits: ForfeitList | None = None, *, ordered: bool = True) -> None:
@@ -247,7 +248,8 @@ class Tally:
 
     @classmethod
     def load(cls, db: sqlite3.Connection, tournament: str, rc: RatingConfig,
-             teams: Mapping[str, Sequence[Sequence[int]]], scopes: Iterable[str] | None = None) -> "Tally | None":
+             teams: Mapping[str, Sequence[Sequence[int]]], scopes: Iterable[str] | None = None,
+             priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> "Tally | None":
         """The stored tally of ``tournament`` (only ``scopes`` if given), or None if it has none (a store
         written before tallies, or a tournament with no game folded yet)."""
         try:
@@ -257,7 +259,7 @@ class Tally:
             return None
         if mark is None:
             return None
-        out = cls(tournament, rc, teams)
+        out = cls(tournament, rc, teams, priors)
         out.watermark, out.games = tuple(mark[:5]), mark[5]  # type: ignore[assignment]
         where, args = "tournament = ?", [tournament]
         if scopes is not None:
@@ -295,7 +297,7 @@ def _rating(rater: Rater, name: str) -> tuple[float | None, float | None]:
 
 
 def fold(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
-         priors: Mapping[str, tuple[float, float]] | None = None, tournament: str = "",
+         priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None, tournament: str = "",
          deals: Mapping[str, tuple[int, ForfeitList]] | None = None) -> Tally:
     """A fresh tally of ``rows`` (any order in, schedule order applied): the full recomputation. Rows
     of several tournaments (a league's season) fold one tournament after the other. ``deals``: a
@@ -312,7 +314,7 @@ def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]
                  variant: str | None = None) -> list[Standing]:
     """The table of ``rows`` (one variant's with ``variant``); ``priors`` are where entrants start."""
     picked = [r for r in rows if variant is None or r.variant == variant]
-    return fold(picked, rc, teams, priors).scope(variant).standings(names)
+    return fold(picked, rc, teams, {variant or POOLED: priors or {}}).scope(variant).standings(names)
 
 
 def head_to_head(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]]) -> dict[tuple[str, str], HeadToHead]:

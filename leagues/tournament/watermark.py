@@ -38,13 +38,14 @@ class Watermark:
         teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
         self.store = store
         self.name = cfg.name
-        loaded = Tally.load(store.db, cfg.name, cfg.rating, teams)
+        priors = {scope: dict(ps) for scope, ps in cfg.priors.items()}
+        loaded = Tally.load(store.db, cfg.name, cfg.rating, teams, priors=priors)
         if loaded is not None and not self._consistent(loaded):
             loaded = None  # games stored behind the watermark since (an import): fold everything again
         if loaded is None:
             with store.transaction():
                 Tally.drop(store.db, cfg.name)
-        self.tally = loaded or Tally(cfg.name, cfg.rating, teams)
+        self.tally = loaded or Tally(cfg.name, cfg.rating, teams, priors)
         self.waiting: dict[str, tuple[GameRow, int, ForfeitList | None]] = {}
         for row in store.iter_games(cfg.name, after=self.tally.watermark):
             self.waiting[row.id] = (row, *landed(store, row))
@@ -91,8 +92,7 @@ class Watermark:
         foresaw) make the tally the fold of every stored game instead, saved as such."""
         self.advance()
         if self.waiting or self.queue:
-            teams = self.tally.teams
-            self.tally = Tally(self.name, self.tally.rc, teams)
+            self.tally = Tally(self.name, self.tally.rc, self.tally.teams, self.tally.priors)
             for row in self.store.iter_games(self.name):
                 self.tally.add(row, *landed(self.store, row))
             self.waiting.clear()
