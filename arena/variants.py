@@ -263,12 +263,29 @@ class Variant:
 
     @classmethod
     def from_options(cls, name: str, options: Mapping[str, Any]) -> "Variant":
-        """Rebuild the exact rules a record names, whatever the presets say today."""
+        """Rebuild the exact rules a record names, whatever the presets say today. Variants are
+        immutable, so the rules of a given (name, options) are built once and shared: every record
+        read asks for them."""
         try:
-            return cls(name=name, **dict(options))
+            key = (name, tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:  # an unhashable option value: let the constructor say what is wrong
+            key = None
+        if key is not None:
+            found = _FROM_OPTIONS.get(key)
+            if found is not None:
+                return found
+        try:
+            v = cls(name=name, **dict(options))
         except TypeError as exc:
             raise VariantError(f"options: {exc}") from None
+        if key is not None and len(_FROM_OPTIONS) < 1024:
+            _FROM_OPTIONS[key] = v
+        return v
 
+
+#: ``Variant.from_options`` results, by (name, sorted options)
+_FROM_OPTIONS: dict[tuple[str, tuple[tuple[str, Any], ...]], Variant] = {}
 
 VARIANTS: dict[str, Variant] = {
     v.name: v

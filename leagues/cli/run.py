@@ -64,7 +64,7 @@ def _confirm_new(name: str, store_path: Path, yes: bool) -> None:
         return
     with Store(store_path) as store:
         row = store.tournament(name)
-        count = len(store.stored_ids(name)) if row is not None else 0
+        count = store.count_games(name) if row is not None else 0
     if row is None:
         return
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
