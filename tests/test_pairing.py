@@ -9,7 +9,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from leagues.tournament.pairing import BYE, History, Round, circle_rounds, pair_round
+import pytest
+
+from leagues.tournament.pairing import BYE, History, Round, balanced_rounds, circle_rounds, pair_round
 
 
 def names_of(n: int) -> list[str]:
@@ -181,3 +183,83 @@ def test_128_entrants_pair_without_repeats() -> None:
         rnd = pair_round(names, k, h, seed=1, round_no=2)
         check_round(names, k, rnd, h)
         assert repeats(rnd, h) == 0
+
+
+# ------------------------------------------------------------------------- the large-field paths
+# Fields beyond 2 * NEAR vertices (two seats) or EXACT_LIMIT partitions (more) are paired by the
+# scalable paths; shrinking those limits runs the same code on fields small enough for brute force.
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(5, 11), rounds=st.integers(1, 6), seed=st.integers(0, 10 ** 6))
+def test_swiss_in_blocks_never_repeats_a_pairing_a_full_matching_avoids(n: int, rounds: int, seed: int) -> None:
+    import leagues.tournament.pairing as pairing
+
+    names = names_of(n)
+    h = History()
+    rng = random.Random(seed)
+    old = pairing.NEAR
+    pairing.NEAR = 2  # blocks of 4: the block path from 5 vertices on
+    try:
+        for r in range(1, rounds + 1):
+            rnd = pair_round(names, 2, h, seed=seed, round_no=r, rounds_left=1)
+            check_round(names, 2, rnd, h)
+            if min_repeats_two(names, h) == 0:
+                assert repeats(rnd, h) == 0, "a rematch the full matching avoids"
+            play_round(h, rnd, rng)
+    finally:
+        pairing.NEAR = old
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.sampled_from([3, 4, 5]), n=st.integers(6, 40), rounds=st.integers(1, 6), seed=st.integers(0, 10 ** 6))
+def test_greedy_tables_seat_everyone_once_and_rotate_sitouts(k: int, n: int, rounds: int, seed: int) -> None:
+    import leagues.tournament.pairing as pairing
+
+    names = names_of(max(n, k))
+    h = History()
+    rng = random.Random(seed)
+    old = pairing.EXACT_LIMIT
+    pairing.EXACT_LIMIT = 0  # the greedy fill for every field
+    try:
+        for r in range(1, rounds + 1):
+            rnd = pair_round(names, k, h, seed=seed, round_no=r)
+            check_round(names, k, rnd, h)
+            if r == 1:
+                assert repeats(rnd, h) == 0
+            play_round(h, rnd, rng)
+        assert max(h.byes[x] for x in names) - min(h.byes[x] for x in names) <= 1
+    finally:
+        pairing.EXACT_LIMIT = old
+
+
+def test_large_fields_pair_the_same_whatever_the_entrant_order() -> None:
+    names = names_of(90)
+    shuffled = list(reversed(names))
+    for k in (2, 3, 4):
+        h1, h2 = History(), History()
+        rng1, rng2 = random.Random(3), random.Random(3)
+        for r in range(1, 4):
+            a = pair_round(names, k, h1, seed=9, round_no=r)
+            b = pair_round(shuffled, k, h2, seed=9, round_no=r)
+            assert a == b
+            play_round(h1, a, rng1)
+            play_round(h2, b, rng2)
+
+
+@pytest.mark.parametrize("n,k", [(40, 3), (60, 4), (48, 6)])
+def test_a_balanced_round_robin_spreads_meetings(n: int, k: int) -> None:
+    """The documented balance of the greedy schedule (docs/scaling.md): over the rounds that could let
+    everyone meet everyone, no pair meets more than 3 times, at most an eighth never meet, and each
+    entrant sits out at most once more than anyone else."""
+    names = names_of(n)
+    rounds = balanced_rounds(names, k, -(-(n - 1) // (k - 1)), seed=5)
+    h = History()
+    for rnd in rounds:
+        for t in rnd.tables:
+            h.meet(t)
+        for b in rnd.byes:
+            h.byes[b] += 1
+    counts = [h.meetings(a, b) for a, b in itertools.combinations(names, 2)]
+    assert max(counts) <= 3 and sum(1 for c in counts if c == 0) <= len(counts) / 8
+    assert max(h.byes[x] for x in names) - min(h.byes[x] for x in names) <= 1
+    assert balanced_rounds(names, k, len(rounds), seed=5) == rounds

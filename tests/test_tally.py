@@ -160,3 +160,31 @@ def test_a_match_keeps_tables_equal_to_a_recomputation(tmp_path: Path) -> None:
     store = tmp_path / "store.sqlite"
     assert kept(store, "t") and tables(store, "t", False) == tables(store, "t", True)
 
+
+
+def test_a_stored_game_the_schedule_now_seats_otherwise_stops_the_resume(tmp_path: Path) -> None:
+    """A tournament begun by a version that paired differently is never mixed with the new tables."""
+    path = write_config(tmp_path, deals=40, workers=1, entrants=FIVE[:3])
+    proc = subprocess.Popen([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    store = tmp_path / "store.sqlite"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if store.exists() and sqlite3.connect(store).execute("SELECT COUNT(*) FROM games").fetchone()[0] > 20:
+                    break
+            except sqlite3.OperationalError:
+                pass
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    db = sqlite3.connect(store)
+    gid, seats = db.execute("SELECT id, seats FROM games ORDER BY round, tbl, deal, rotation LIMIT 1").fetchone()
+    db.execute("UPDATE games SET seats = ? WHERE id = ?", (json.dumps(list(reversed(json.loads(seats)))), gid))
+    db.commit()
+    db.close()
+    out = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 2 and gid in out.stderr and "paired it differently" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr

@@ -18,7 +18,7 @@ that finish after a pairing's decision are stored but never counted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Container, Iterator, Sequence
 
 from arena import GameResult
 
@@ -146,7 +146,7 @@ class MatchMonitor:
     def all_decided(self) -> bool:
         return all(st.decided for st in self.states)
 
-    def todo(self, stored: set[str]) -> Iterator[GameSpec]:
+    def todo(self, stored: Container[str]) -> Iterator[GameSpec]:
         """The games not stored yet, block by block in schedule order (deal, pairing, variant), skipping
         the pairings decided by the time the executor asks for more."""
         for d in range(self.cfg.deals):

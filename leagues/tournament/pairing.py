@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import networkx as nx
 
@@ -50,10 +49,15 @@ class History:
     byes: Counter[str] = field(default_factory=Counter)
     #: games as the first unit of a table minus games as the last (only matters without duplicates)
     seat_balance: Counter[str] = field(default_factory=Counter)
+    #: ``met`` by entrant (opponent -> meetings), kept by ``meet``: the large-field pairings look up
+    #: millions of pairs and a dict of dicts is several times faster than a frozenset key
+    by: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def meet(self, table: Sequence[str]) -> None:
         for a, b in itertools.combinations(table, 2):
             self.met[frozenset((a, b))] += 1
+            self.by.setdefault(a, {})[b] = self.by.setdefault(b, {}).get(a, 0) + 1
+            self.by[b][a] = self.by[a][b]
 
     def meetings(self, a: str, b: str) -> int:
         return self.met.get(frozenset((a, b)), 0)
@@ -93,37 +97,77 @@ def _pair_two(names: list[str], h: History, seed: int, round_no: int, rounds_lef
     half = len(vertices) // 2
     min_byes = min(h.byes[n] for n in names)
     low = min(h.score(n) for n in names)
-    edges: list[tuple[str, str, int, int, int, int]] = []  # a, b, meetings, diff, seat, tie
-    for a, b in itertools.combinations(vertices, 2):
-        if b == BYE:
-            if h.byes[a] != min_byes:
-                continue
-            meet, diff, seat = 0, _diff(h.score(a), low), 0
-        else:
-            meet = h.meetings(a, b)
-            diff = _diff(h.score(a), h.score(b))
-            sa, sb = h.seat_balance[a], h.seat_balance[b]
-            seat = 1 if (sa > 0 and sb > 0) or (sa < 0 and sb < 0) else 0
-        edges.append((a, b, meet, diff, seat, _tie(seed, round_no, a, b)))
+    byes = [(a, BYE) for a in names if h.byes[a] == min_byes] if odd else []
+
+    def edges_of(pairs: Iterable[tuple[str, str]]) -> list[Edge]:
+        return [_edge(a, b, h, low, seed, round_no) for a, b in pairs]
+
+    matching: set[frozenset[str]] | None = None
+    weight: dict[frozenset[str], int] = {}
+    if len(vertices) > 2 * NEAR:
+        # large fields: down the standings in blocks (Swiss pairs within and next to score groups),
+        # the complete graph only if the blocks cannot pair everyone without a rematch
+        matching = _pair_in_blocks(names, h, seed, round_no, low, min_byes)
+    if matching is None:
+        edges = edges_of((a, b) for a, b in itertools.combinations(names, 2)) + edges_of(byes)
+        weight = _weights(edges, half)
+        matching = _matching(vertices, edges, weight)
+    matching = _round_robin_lookahead(vertices, h, matching, weight, rounds_left)
+    return _two_round(matching, h, seed, round_no)
+
+
+#: a candidate pairing: (a, b, meetings, score difference, same seat side, seeded tie)
+Edge = tuple[str, str, int, int, int, int]
+
+
+def _edge(a: str, b: str, h: History, low: float, seed: int, round_no: int) -> Edge:
+    if b == BYE:
+        return a, b, 0, _diff(h.score(a), low), 0, _tie(seed, round_no, a, b)
+    sa, sb = h.seat_balance[a], h.seat_balance[b]
+    seat = 1 if (sa > 0 and sb > 0) or (sa < 0 and sb < 0) else 0
+    return a, b, h.meetings(a, b), _diff(h.score(a), h.score(b)), seat, _tie(seed, round_no, a, b)
+
+
+def _weights(edges: Sequence[Edge], half: int) -> dict[frozenset[str], int]:
+    """One integer weight per edge that orders matchings lexicographically: fewer rematches, then a
+    smaller score difference, then seat balance, then the seeded hash."""
     m1 = (half + 1) * _TIE_RANGE
     m2 = (half + 1) * (1 + max(e[4] for e in edges)) * m1
     m3 = (half + 1) * (1 + max(e[3] for e in edges)) * m2
     top = (1 + max(e[2] for e in edges)) * m3
-    weight = {frozenset((a, b)): top - (meet * m3 + diff * m2 + seat * m1 + tie)
-              for a, b, meet, diff, seat, tie in edges}
-    matching: set[frozenset[str]] | None = None
-    if len(vertices) > 2 * NEAR:
-        # large fields: first only pairs near in the score order (Swiss pairs within score groups);
-        # kept if it is perfect and rematch-free, else the full graph decides
-        rank = {n: i for i, n in enumerate(sorted(names, key=lambda n: (h.score(n), _tie(seed, round_no, n))))}
-        near = [e for e in edges if e[1] == BYE or abs(rank[e[0]] - rank[e[1]]) <= NEAR]
-        matching = _matching(vertices, near, weight)
-        if len(matching) != half or any(h.meetings(*sorted(p)) for p in matching if BYE not in p):
-            matching = None
-    if matching is None:
-        matching = _matching(vertices, edges, weight)
-    matching = _round_robin_lookahead(vertices, h, matching, weight, rounds_left)
-    return _two_round(matching, h, seed, round_no)
+    return {frozenset((a, b)): top - (meet * m3 + diff * m2 + seat * m1 + tie)
+            for a, b, meet, diff, seat, tie in edges}
+
+
+def _pair_in_blocks(names: list[str], h: History, seed: int, round_no: int, low: float,
+                    min_byes: int) -> set[frozenset[str]] | None:
+    """A rematch-free pairing built down the standings: the bye (odd fields) to the lowest-ranked
+    entrant with the fewest byes, then blocks of ``2 * NEAR`` entrants, each paired by a maximum-weight
+    matching over its pairs not yet met (score difference, seat balance, the seeded hash), whoever it
+    leaves unpaired floating down into the next block. Each block costs a small matching, so a round
+    costs about ``n / NEAR`` of them. None if the last block cannot be paired whole: the caller then
+    weighs the complete graph."""
+    ranked = sorted(names, key=lambda n: (-h.score(n), _tie(seed, round_no, n), n))
+    out: set[frozenset[str]] = set()
+    if len(names) % 2:
+        bye = next(n for n in reversed(ranked) if h.byes[n] == min_byes)
+        out.add(frozenset((bye, BYE)))
+        ranked.remove(bye)
+    size = 2 * NEAR
+    carry: list[str] = []
+    for start in range(0, len(ranked), size):
+        block = carry + ranked[start:start + size]
+        last = start + size >= len(ranked)
+        edges = [_edge(a, b, h, low, seed, round_no) for a, b in itertools.combinations(sorted(block), 2)
+                 if not h.meetings(a, b)]
+        if not edges:
+            carry = block
+            continue
+        found = _matching(sorted(block), edges, _weights(edges, len(block) // 2))
+        out |= found
+        paired = {x for pair in found for x in pair}
+        carry = [x for x in block if x not in paired]
+    return out if not carry else None
 
 
 def _matching(vertices: list[str], edges: Sequence[tuple[str, str, int, int, int, int]],
@@ -143,6 +187,19 @@ def _round_robin_lookahead(vertices: list[str], h: History, matching: set[frozen
                            weight: dict[frozenset[str], int], rounds_left: int) -> set[frozenset[str]]:
     """When the rounds left can still complete a round robin, keep the matching only if the unplayed
     pairs after it can be split into perfect matchings; else take the first factor of such a split."""
+    inside = set(vertices)
+    met: Counter[str] = Counter()
+    for pair, count in h.met.items():
+        if count and pair <= inside:
+            for x in pair:
+                met[x] += 1
+    if BYE in inside:
+        for v in vertices:
+            met[v] += h.byes[v] > 0
+        met[BYE] = sum(1 for v in vertices if v != BYE and h.byes[v] > 0)
+    left = {len(vertices) - 1 - met[v] for v in vertices}
+    if len(left) != 1 or rounds_left < min(left) or min(left) == 0:
+        return matching  # no round robin to complete: never look at the n^2 pairs
     unplayed: dict[str, set[str]] = {v: set() for v in vertices}
     for a, b in itertools.combinations(vertices, 2):
         played = h.byes[a] > 0 if b == BYE else h.meetings(a, b) > 0
@@ -257,7 +314,7 @@ def _pair_many(names: list[str], k: int, h: History, seed: int, round_no: int) -
     if _partition_count(len(active), k) <= EXACT_LIMIT:
         best = min(_partitions(active, k), key=lambda p: _cost(p, h, seed, round_no))
     else:
-        best = _local_search(active, k, groups, h, seed, round_no)
+        best = _greedy_tables(active, k, groups, h, seed, round_no)
     tables = [tuple(sorted(t, key=lambda n: (h.seat_balance[n], _tie(seed, round_no, n)))) for t in best]
     return Round(_order_tables(tables, h), tuple(sit))
 
@@ -293,52 +350,112 @@ def _cost(p: Sequence[Sequence[str]], h: History, seed: int, round_no: int) -> t
     return r, s, t
 
 
-def _local_search(active: list[str], k: int, groups: int, h: History, seed: int,
-                  round_no: int) -> list[tuple[str, ...]]:
-    rng = random.Random(derive_seed("local-search", seed, round_no, len(active)))
-    start = sorted(active, key=lambda n: (-h.score(n), _tie(seed, round_no, n), n))
-    tables = [start[i * k:(i + 1) * k] for i in range(groups)]
+def _greedy_tables(active: list[str], k: int, groups: int, h: History, seed: int,
+                   round_no: int) -> list[tuple[str, ...]]:
+    """Large fields: tables filled one after another down the standings, each seat taking the
+    candidate that adds the fewest earlier meetings, then the nearest score, then the seeded hash
+    (the first WINDOW unseated candidates, further down only while every one of them is a repeat);
+    then a repair pass swaps entrants between tables while that removes repeats. The cost of a
+    candidate is computed from the table so far, never by re-scoring whole tables, so a round costs
+    about ``n * WINDOW * k`` lookups."""
+    tie = {n: _tie(seed, round_no, n) for n in active}
+    order = sorted(active, key=lambda n: (-h.score(n), tie[n], n))
+    met = _met_of(active, h)
+    score = {n: h.score(n) for n in active}
+    nxt = list(range(1, len(order) + 1))  # a linked list of the unseated, in standings order
+    prv = list(range(-1, len(order) - 1))
+    head = 0
 
-    def improve(tables: list[list[str]]) -> None:
-        costs = [_table_cost(t, h, seed, round_no) for t in tables]
-        improved = True
-        while improved:
-            improved = False
-            slots = [(ti, si) for ti in range(groups) for si in range(k)]
-            rng.shuffle(slots)
-            for i, (ta, sa) in enumerate(slots):
-                for tb, sb in slots[i + 1:]:
-                    if ta == tb:
-                        continue
-                    A, B = tables[ta], tables[tb]
-                    A[sa], B[sb] = B[sb], A[sa]
-                    ca, cb = _table_cost(A, h, seed, round_no), _table_cost(B, h, seed, round_no)
-                    if _add(ca, cb) < _add(costs[ta], costs[tb]):
-                        costs[ta], costs[tb] = ca, cb
-                        improved = True
-                    else:
+    def unseat(i: int) -> None:
+        nonlocal head
+        if prv[i] >= 0:
+            nxt[prv[i]] = nxt[i]
+        else:
+            head = nxt[i]
+        if nxt[i] < len(order):
+            prv[nxt[i]] = prv[i]
+
+    tables: list[list[str]] = []
+    for _ in range(groups):
+        first = head
+        table = [order[first]]
+        unseat(first)
+        for _ in range(k - 1):
+            best: tuple[int, int, int, int] | None = None
+            i, seen = head, 0
+            while i < len(order):
+                c = order[i]
+                mine = met.get(c)
+                rep = sum(mine.get(m, 0) for m in table) if mine else 0
+                key = (rep, _diff(score[c], score[table[0]]), tie[c], i)
+                if best is None or key < best:
+                    best = key
+                seen += 1
+                if (seen >= WINDOW and best[0] == 0) or seen >= WINDOW + EXTRA:
+                    break
+                i = nxt[i]
+            assert best is not None
+            table.append(order[best[3]])
+            unseat(best[3])
+        tables.append(table)
+    _repair(tables, met)
+    return [tuple(t) for t in tables]
+
+
+#: candidates weighed for a seat before settling for the best of them, and how many more are looked
+#: at while all of those are repeats (see ``_greedy_tables``)
+WINDOW = 24
+EXTRA = 200
+#: how many following tables the repair pass tries to swap with
+REPAIR_REACH = 48
+
+
+def _met_of(names: Sequence[str], h: History) -> dict[str, dict[str, int]]:
+    """Each entrant's earlier meetings by opponent (a history filled without ``meet`` is indexed here)."""
+    if h.by or not h.met:
+        return h.by
+    for pair, count in h.met.items():
+        if count:
+            a, b = tuple(pair)
+            h.by.setdefault(a, {})[b] = count
+            h.by.setdefault(b, {})[a] = count
+    return h.by
+
+
+def _repair(tables: list[list[str]], met: dict[str, dict[str, int]]) -> None:
+    """One pass: for each member of a table holding a repeat, the first swap with a member of one of
+    the next ``REPAIR_REACH`` tables that lowers the two tables' repeats. A swap is weighed by the
+    change it makes (``2 (k - 1)`` lookups), never by re-scoring the tables, and the reach is bounded,
+    so a round's repair grows with the field, not with its square."""
+    empty: dict[str, int] = {}
+
+    def pull(x: str, table: Sequence[str], skip: int) -> int:
+        """x's earlier meetings with ``table`` leaving out its member at ``skip``."""
+        mine = met.get(x, empty)
+        return sum(mine.get(m, 0) for i, m in enumerate(table) if i != skip)
+
+    def reps(table: Sequence[str]) -> int:
+        return sum(met.get(a, empty).get(b, 0) for a, b in itertools.combinations(table, 2))
+
+    for ta, A in enumerate(tables):
+        if reps(A) == 0:
+            continue
+        for sa in range(len(A)):
+            out_a = pull(A[sa], A, sa)
+            if out_a == 0:
+                continue
+            for step in range(1, min(len(tables), REPAIR_REACH + 1)):
+                tb = (ta + step) % len(tables)
+                B = tables[tb]
+                done = False
+                for sb in range(len(B)):
+                    delta = (pull(B[sb], A, sa) - out_a) + (pull(A[sa], B, sb) - pull(B[sb], B, sb))
+                    if delta < 0:
                         A[sa], B[sb] = B[sb], A[sa]
-
-    improve(tables)
-    best = [list(t) for t in tables]
-    best_cost = _cost(best, h, seed, round_no)
-    for _ in range(8):  # seeded restarts by perturbation, only while repeats remain
-        if best_cost[0] == 0:
-            break
-        trial = [list(t) for t in best]
-        for _ in range(max(2, groups)):
-            ta, tb = rng.sample(range(groups), 2)
-            sa, sb = rng.randrange(k), rng.randrange(k)
-            trial[ta][sa], trial[tb][sb] = trial[tb][sb], trial[ta][sa]
-        improve(trial)
-        c = _cost(trial, h, seed, round_no)
-        if c < best_cost:
-            best, best_cost = [list(t) for t in trial], c
-    return [tuple(t) for t in best]
-
-
-def _add(a: tuple[int, int, int], b: tuple[int, int, int]) -> tuple[int, int, int]:
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2]
+                        done = True
+                        break
+                if done:
+                    break
 
 
 def repeat_free_possible(names: Sequence[str], k: int, h: History) -> bool:

@@ -537,7 +537,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             log.info("tournament %s: %s, %d variants, %d entrants, %d workers", cfg.name, cfg.format,
                      len(cfg.variants), len(cfg.entrants), n_workers)
             executor = Executor(cfg, n_workers, handler.queue)
-            stored = store.stored_ids(cfg.name)
+            stored = store.stored_seats(cfg.name)
             show = not quiet and redraw(stream)
             mark = Watermark(cfg, store)
             if cfg.format == "round-robin":
@@ -584,7 +584,7 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progr
         progress.step(len(batch.rows))
 
 
-def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
                      summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     plans = [round_robin_rounds(cfg, vi) for vi in range(len(cfg.variants))]
     for vi, rounds in enumerate(plans):
@@ -609,7 +609,7 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, st
     progress.finish()
 
 
-def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
                summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     assert cfg.rounds is not None
     histories = [History() for _ in cfg.variants]
@@ -638,7 +638,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
         progress.finish()
 
 
-def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored: set[str],
+def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
                  summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     """A match or gauntlet: blocks in schedule order until every pairing is decided (SPRT) or has
     played ``deals`` blocks of each variant; the decision only ever counts complete blocks in schedule

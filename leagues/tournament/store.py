@@ -172,7 +172,7 @@ _INSERT_GAME = ("INSERT OR IGNORE INTO games (id, tournament, variant, variant_i
 ROW_RESULT = 12
 
 
-def _names_json(names: Sequence[str]) -> str:
+def names_json(names: Sequence[str]) -> str:
     """``json.dumps(list(names))``, as the seats and units columns have always been written."""
     return "[" + ", ".join(map(quote, names)) + "]"
 
@@ -181,7 +181,7 @@ def game_row(spec: GameSpec, result_json: str, record_json: str) -> tuple[Any, .
     """One finished game as ``Store.add_games`` takes it, its record packed. Plain data, so a worker
     process can build it (and pay for the packing) and the parent's share of a game is only the insert."""
     return (spec.id, spec.tournament, spec.variant, spec.variant_index, spec.round, spec.table, spec.deal,
-            spec.rotation, _names_json(spec.seats), _names_json(spec.units), spec.seed, spec.dealer, result_json,
+            spec.rotation, names_json(spec.seats), names_json(spec.units), spec.seed, spec.dealer, result_json,
             pack(record_json), time.time())
 
 
@@ -275,6 +275,11 @@ class Store:
     # ----------------------------------------------------------------------------------- games
     def stored_ids(self, tournament: str) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM games WHERE tournament = ?", (tournament,))}
+
+    def stored_seats(self, tournament: str) -> dict[str, str]:
+        """Every stored game id of ``tournament`` with its seats as stored (``names_json``): a resume
+        checks that the schedule still puts the same entrants at the same seats."""
+        return {r[0]: r[1] for r in self.db.execute("SELECT id, seats FROM games WHERE tournament = ?", (tournament,))}
 
     def has_game(self, game_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None

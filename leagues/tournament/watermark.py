@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from arena import GameResult
 
@@ -20,7 +20,7 @@ from leagues.tournament.config import TournamentConfig
 from leagues.tournament.forfeits import row_forfeits
 from leagues.tournament.leaderboard import landed
 from leagues.tournament.schedule import GameSpec
-from leagues.tournament.store import ROW_RESULT, GameRow, Store
+from leagues.tournament.store import ROW_RESULT, GameRow, Store, StoreError, names_json
 from leagues.tournament.tally import ForfeitList, Tally
 
 
@@ -59,15 +59,23 @@ class Watermark:
             "(?, ?, ?, ?, ?)", (self.name, *tally.watermark)).fetchone()[0]
         return int(behind) == tally.games
 
-    def schedule(self, specs: Iterable[GameSpec], stored: set[str]) -> Iterator[GameSpec]:
+    def schedule(self, specs: Iterable[GameSpec], stored: Mapping[str, str]) -> Iterator[GameSpec]:
         """The games of ``specs`` (in schedule order) still to play; every one past the watermark,
-        stored or not, takes its place in the queue of games to fold."""
+        stored or not, takes its place in the queue of games to fold. ``stored``: the seats of each
+        stored game; a stored game the schedule now seats otherwise (a tournament begun by a version
+        of tute-arena that paired differently) stops the run before anything is mixed."""
         mark = self.tally.watermark
         for spec in specs:
+            seats = stored.get(spec.id)
+            if seats is not None and seats != names_json(spec.seats):
+                raise StoreError(
+                    f"{self.store.path}: game {spec.id} is stored with seats {seats}, but the schedule now seats "
+                    f"{names_json(spec.seats)}: this tournament was begun by a tute-arena that paired it "
+                    f"differently; finish it with that version, or start it again with --new")
             if mark is not None and spec.order <= mark:
                 continue
             self.queue.append(spec.id)
-            if spec.id not in stored:
+            if seats is None:
                 yield spec
 
     def land(self, rows: Sequence[tuple[Any, ...]]) -> None:
