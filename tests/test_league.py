@@ -1,12 +1,11 @@
 """Leagues: three seasons with a bot resubmitted between them, recomputed independently from the stored
-games; standings and history agree with that; the report opens in headless Chromium."""
+games; standings and history agree with that (the report: test_report.py)."""
 
 from __future__ import annotations
 
 import json
 import math
 import re
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -21,7 +20,6 @@ from leagues.tournament.rating import Rater
 from leagues.tournament.store import GameRow, Store
 
 from league_util import tute, write_league
-from test_replay import chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "random_bot.py"
@@ -172,37 +170,6 @@ def test_standings_and_history_agree_with_the_stored_games(league: Path,
         w = want[(2, "*", name)]
         assert (s["games"], s["wins"], s["losses"]) == (w["games"], w["wins"], w["losses"])
         assert s["rating"] == pytest.approx(w["mu"] - k * w["sigma"], abs=1e-9)
-
-
-def test_report_opens_in_headless_chromium_and_shows_every_entrant(league: Path, tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    out_dir = tmp_path / "report"
-    code, out, err = tute(capsys, "league", "report", "-l", str(league), "--out", str(out_dir))
-    assert code == 0, err
-    index = out_dir / "index.html"
-    text = index.read_text()
-    assert "http://" not in text and "https://" not in text and "<script" not in text and "src=" not in text
-    links = re.findall(r'href="(replays/[^"]+)"', text)
-    assert len(links) >= 3 and all((out_dir / link).is_file() for link in links)
-    browser = chromium()
-    if browser is None:
-        pytest.skip("chromium not installed (apt-get install chromium)")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run([browser, *flags, "--dump-dom", f"file://{index}"], capture_output=True, text=True,
-                         timeout=120).stdout
-    standings = dom[dom.index('<table class="standings">'):]
-    standings = standings[:standings.index("</table>")]
-    for name in ("greedy", "r1", "r2", "mine"):
-        assert f'href="#entrant-{name}">{name}</a>' in standings, name
-        assert re.search(rf'<svg id="chart-{name}"[^>]*>.*?<polyline', dom, re.S), name
-    assert dom.count("<circle") == 3 + 3 + 3 + 2  # one dot per season played
-    assert ">v2</text>" in dom, "the new version is marked on its chart"
-    assert '<table class="h2h">' in dom
-    replay = subprocess.run([browser, *flags, "--dump-dom", f"file://{out_dir / links[0]}#end"],
-                            capture_output=True, text=True, timeout=120).stdout
-    assert '<b id="score">' in replay and re.search(r'<p id="result">\S', replay)
 
 
 def test_a_season_finishes_from_the_tables_its_tournaments_kept(league: Path) -> None:

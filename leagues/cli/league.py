@@ -313,11 +313,13 @@ def _date(t: float | None) -> str:
 @_league_option
 @click.option("--out", "-o", "out", required=True, type=click.Path(file_okay=False),
               help="The folder to write the report into (index.html and replays/).")
-@click.option("--replays", default=1, show_default=True, type=click.IntRange(0),
-              help="Replay pages per table and season (its first games); 0 for none.")
+@click.option("--replays", default=8, show_default=True, type=click.IntRange(0),
+              help="Replay pages per season (the first game of its first tables); 0 for none. The pair "
+                   "pages give the `tute replay` command for every other game.")
 def report(league_path: str, out: str, replays: int) -> None:
-    """Write a static HTML report: standings, each entrant's rating history as a chart, the head-to-head
-    matrix, the seasons and replay pages. Open OUT/index.html in any browser, no server needed.
+    """Write a static HTML report: standings (pooled and per variant, with intervals), every entrant's
+    rating over the seasons in one chart, the head-to-head matrix (each cell opens the pair's games),
+    the seasons and a few replay pages. Open OUT/index.html in any browser, no server needed.
 
     \b
     Example:
@@ -327,7 +329,7 @@ def report(league_path: str, out: str, replays: int) -> None:
 
     with _open(league_path) as lg:
         try:
-            index = write_report(lg, out, replays_per_table=replays)
+            index = write_report(lg, out, replays=replays)
         except OSError as exc:
             _fail(f"{out}: cannot write the report: {exc.strerror or exc}")
         except (LeagueError, StoreError) as exc:
