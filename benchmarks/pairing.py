@@ -36,6 +36,7 @@ def load(path: str | None) -> ModuleType:
     spec = importlib.util.spec_from_file_location("pairing_under_test", path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
     spec.loader.exec_module(mod)
     return mod
 
