@@ -194,7 +194,9 @@ class Tally:
         self.games = 0
 
     def scope(self, label: str | None) -> ScopeTally:
-        key = label or POOLED
+        """The table of one variant (``None``: of every variant). With a single variant the two are
+        one fold, kept once."""
+        key = POOLED if label is None or len(self.teams) == 1 else label
         s = self.scopes.get(key)
         if s is None:
             s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors.get(key))
@@ -207,7 +209,8 @@ class Tally:
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
         self.scope(None).add(row)
-        self.scope(row.variant).add(row)
+        if len(self.teams) > 1:
+            self.scope(row.variant).add(row)
         if forfeits is None:
             f = row.result.forfeit
             forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
