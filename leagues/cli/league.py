@@ -150,8 +150,10 @@ def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
 @_league_option
 @click.option("--workers", "-j", type=click.IntRange(1), default=None,
               help="Worker processes (default: league.toml's workers, else one per CPU).")
+@click.option("--cluster", default=None, metavar="ADDRESS",
+              help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
-def season(league_path: str, workers: int | None, quiet: bool) -> None:
+def season(league_path: str, workers: int | None, cluster: str | None, quiet: bool) -> None:
     """Play the next season (a tournament of every active entrant), or finish one under way.
 
     After Ctrl-C or a crash the same command resumes the season, skipping stored games; the
@@ -164,7 +166,7 @@ def season(league_path: str, workers: int | None, quiet: bool) -> None:
     with _open(league_path) as lg:
         old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
-            done, summaries = lg.play_season(workers=workers, quiet=quiet)
+            done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster)
         except (LeagueError, LeagueStoreError, RunError, StoreError) as exc:
             _fail(str(exc))
         except Interrupted:

@@ -57,6 +57,8 @@ def register(cli: click.Group) -> None:
                   help="Blocks per variant at most (the match ends there if the SPRT has not decided).")
     @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
     @click.option("--workers", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes.")
+    @click.option("--cluster", default=None, metavar="ADDRESS",
+                  help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
     @click.option("--store", "store_path", default="runs/match.sqlite", show_default=True,
                   type=click.Path(dir_okay=False), help="Where the games are stored (run again to resume).")
     @click.option("--params-a", help="A's parameters as a JSON object.")
@@ -66,8 +68,9 @@ def register(cli: click.Group) -> None:
     @click.option("--new", is_flag=True, help="Play this match again from the start (deletes its stored games).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     def match(bot_a: str, bot_b: str, variants: tuple[str, ...], sprt_text: str | None, alpha: float, beta: float,
-              model: str, max_blocks: int, seed: int, workers: int | None, store_path: str, params_a: str | None,
-              params_b: str | None, field: str | None, name: str | None, new: bool, quiet: bool) -> None:
+              model: str, max_blocks: int, seed: int, workers: int | None, cluster: str | None, store_path: str,
+              params_a: str | None, params_b: str | None, field: str | None, name: str | None, new: bool,
+              quiet: bool) -> None:
         """Is BOT_B better than BOT_A? Duplicate blocks of A against B (each deck order once per seat
         rotation) until the SPRT decides or --max-blocks, with Elo, normalized Elo and LOS.
 
@@ -108,7 +111,7 @@ def register(cli: click.Group) -> None:
             raise UserError(_options_words(str(exc))) from None
         old = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            run_tournament(cfg, workers=workers, new=new, quiet=quiet)
+            run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:
             raise UserError(str(exc)) from None
         except Interrupted as exc:

@@ -88,7 +88,11 @@ def register(cli: click.Group) -> None:
     @click.option("--yes", "-y", is_flag=True, help="With --new: delete without asking (needed off a terminal).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     @click.option("--matrix", is_flag=True, help="Also print the head-to-head matrix.")
-    def run(tournament_toml: str, workers: int | None, new: bool, yes: bool, quiet: bool, matrix: bool) -> None:
+    @click.option("--cluster", default=None, metavar="ADDRESS",
+                  help="Play on a Dask cluster: tcp://HOST:8786, or local:N worker processes here "
+                       "(pip install -e '.[cluster]'; docs/cluster.md).")
+    def run(tournament_toml: str, workers: int | None, new: bool, yes: bool, quiet: bool, matrix: bool,
+            cluster: str | None) -> None:
         """Run (or resume) the tournament of TOURNAMENT_TOML and print its table.
 
         Games already in the store are skipped, so after Ctrl-C or a crash the same command resumes;
@@ -103,6 +107,7 @@ def register(cli: click.Group) -> None:
         Example:
           tute run tournament.toml --workers 2
           tute run tournament.toml --new --yes --quiet
+          tute run tournament.toml --cluster tcp://10.0.0.5:8786
         """
         try:
             cfg = load_config(tournament_toml)
@@ -112,7 +117,7 @@ def register(cli: click.Group) -> None:
             _confirm_new(cfg.name, cfg.store, yes)
         old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
         try:
-            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet)
+            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:
             _user_error(str(exc))
         except Interrupted as exc:

@@ -187,8 +187,8 @@ class League:
                 return s
         return None
 
-    def play_season(self, *, workers: int | None = None, quiet: bool = False,
-                    stream: TextIO | None = None) -> tuple[Season, list[RunSummary]]:
+    def play_season(self, *, workers: int | None = None, quiet: bool = False, stream: TextIO | None = None,
+                    cluster: str | None = None) -> tuple[Season, list[RunSummary]]:
         """Play the next season, or finish the one under way. Raises LeagueError before anything is
         stored if the season cannot start; runner.Interrupted on Ctrl-C (run again to resume)."""
         season = self.open_season() or self._start_season()
@@ -207,7 +207,7 @@ class League:
             mine = {e.name for e in by_division[d]}
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
-            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream))
+            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster))
         self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 

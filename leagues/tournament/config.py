@@ -101,6 +101,9 @@ class TournamentConfig:
     challengers: tuple[str, ...] = ()
     #: match and gauntlet: the SPRT that may stop a pairing early (None: play ``deals`` blocks)
     sprt: Sprt | None = None
+    #: a Dask scheduler to play on (``tcp://HOST:8786``, or ``local:N``): like ``workers``, not part of
+    #: the tournament's identity (leagues/tournament/cluster.py)
+    cluster: str | None = None
     #: where entrants' ratings start, per table ("*" every variant, else a label): a league's season
     #: carries them from earlier seasons (leagues/league/rating.py); not a tournament.toml key
     priors: Mapping[str, Mapping[str, tuple[float, float]]] = field(default_factory=dict)
@@ -167,7 +170,7 @@ class TournamentConfig:
 
 
 # ---------------------------------------------------------------------------------------------- loading
-TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
+TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "cluster", "time_limit_ms", "memory_mb",
             "store", "log", "max_tables", "variants", "entrants", "rating", "challengers", "field", "sprt"}
 SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model"}
 VARIANT_KEYS = {"name", "label", "options", "unit", "match", "match_max_deals"}
@@ -213,6 +216,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     deals = c.collect(lambda: _within(c, data, "deals", 2, 1, MAX_DEALS), 2)
     duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
     workers = c.collect(lambda: _within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
+    cluster = c.collect(lambda: _cluster(c, data), None)
     time_limit_ms = c.collect(lambda: _at_least(c, data, "time_limit_ms", 1000, 1), 1000)
     memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
     max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
@@ -245,7 +249,17 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
         name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate,
         workers=workers, time_limit_ms=time_limit_ms, memory_mb=memory_mb, store=store, log=log_path,
         max_tables=max_tables, variants=variants, entrants=entrants, rating=rating, source=source,
-        challengers=challengers, sprt=sprt)
+        challengers=challengers, sprt=sprt, cluster=cluster)
+
+
+def _cluster(c: Checker, data: dict[str, Any]) -> str | None:
+    """``cluster``: a Dask scheduler's address (tcp://HOST:PORT, tls://...) or local:N."""
+    value = c.get(data, "", "cluster", str, None)
+    if value is None:
+        return None
+    if not (re.fullmatch(r"local:\d{1,3}", value) or re.fullmatch(r"(tcp|tls|inproc|ucx)://\S+", value)):
+        raise c.fail("cluster", f"{clip(value)} is not tcp://HOST:PORT, tls://HOST:PORT or local:N")
+    return value
 
 
 def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig, ...],

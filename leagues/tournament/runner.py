@@ -37,6 +37,7 @@ from arena.hosting import BotLoadError, make_player
 from arena.hosting.subprocess import die_with_parent
 from arena.matchplay import MatchRule, play_match
 
+from leagues.tournament.cluster import ClusterError, ClusterExecutor
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
@@ -84,27 +85,32 @@ def create_player(entrant: EntrantConfig, time_limit_ms: int, memory_mb: int) ->
                        time_limit_ms=time_limit_ms, memory_mb=memory_mb, cwd=entrant.cwd)
 
 
+def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str | None:
+    """Start one entrant as a game would and close it: None if it answers, else what went wrong (one
+    line). The local preflight and every worker of a cluster ask it of every entrant."""
+    player = None
+    try:
+        player = create_player(e, time_limit_ms, memory_mb)
+        start = getattr(player, "start", None)
+        if start is not None:
+            start()
+    except (BotLoadError, BotFailure) as exc:
+        detail = exc.detail if isinstance(exc, BotFailure) else str(exc)
+        return f"entrant {e.name!r} did not start: {' | '.join(detail.splitlines())[:600]}"
+    except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+        return f"entrant {e.name!r} did not start: {exc!r}"[:600]
+    finally:
+        close = getattr(player, "close", None)
+        if close is not None:
+            close()
+    return None
+
+
 def preflight(cfg: TournamentConfig) -> None:
     """Start every entrant once before any game: a bot that does not load or answer ``hello`` (a
     command whose script is missing, a plugin that raises on import) would otherwise forfeit every game
     of the run. Raises RunError naming each one and what it said."""
-    problems = []
-    for e in cfg.entrants:
-        player = None
-        try:
-            player = create_player(e, cfg.time_limit_ms, cfg.memory_mb)
-            start = getattr(player, "start", None)
-            if start is not None:
-                start()
-        except (BotLoadError, BotFailure) as exc:
-            detail = exc.detail if isinstance(exc, BotFailure) else str(exc)
-            problems.append(f"entrant {e.name!r} did not start: {' | '.join(detail.splitlines())[:600]}")
-        except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
-            problems.append(f"entrant {e.name!r} did not start: {exc!r}"[:600])
-        finally:
-            close = getattr(player, "close", None)
-            if close is not None:
-                close()
+    problems = [p for e in cfg.entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
     if problems:
         hint = " (a command runs in the config file's folder; see docs/config.md)" if any(
             isinstance(e.bot, tuple) for e in cfg.entrants) else ""
@@ -502,22 +508,42 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
-                   stream: TextIO | None = None) -> RunSummary:
-    """Play (or resume) ``cfg`` into its store. Raises Interrupted on Ctrl-C, RunError before a start."""
+                   stream: TextIO | None = None, cluster: str | None = None) -> RunSummary:
+    """Play (or resume) ``cfg`` into its store, on this machine's processes or on the Dask cluster
+    ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
+    cluster = cluster or cfg.cluster
     lock = RunLock(cfg.store, cfg.name)
     try:
         lock.__enter__()
     except LockedError as exc:
         raise RunError(f"{cfg.source}: tournament {exc}") from None
     try:
-        return _run_locked(cfg, n_workers, new, quiet, stream)
+        return _run_locked(cfg, n_workers, new, quiet, stream, cluster)
     finally:
         lock.__exit__()
 
 
-def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO) -> RunSummary:
+def _executor(cfg: TournamentConfig, n_workers: int, log_queue: Any, cluster: str | None) -> Any:
+    """The local pool, or the cluster once every worker has started every entrant."""
+    if cluster is None:
+        return Executor(cfg, n_workers, log_queue)
+    try:
+        executor = ClusterExecutor(cfg, cluster)
+    except ClusterError as exc:
+        raise RunError(str(exc)) from None
+    failures = executor.check_workers()
+    if failures:
+        executor.close()
+        raise RunError(f"{cfg.source}: entrants that do not start on the cluster {cluster}: " + "; ".join(failures))
+    executor.start()
+    log.info("cluster %s: %d worker threads", cluster, executor.slots)
+    return executor
+
+
+def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
+                cluster: str | None = None) -> RunSummary:
     summary = RunSummary(cfg.name)
     store = Store(cfg.store)
     try:
@@ -530,13 +556,14 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 Watermark(cfg, store).settle()
             return summary
         handler = _install_log(cfg.log)
-        executor: Executor | None = None
+        executor: Any = None
         completed = False
         started = time.perf_counter()
         try:
-            log.info("tournament %s: %s, %d variants, %d entrants, %d workers", cfg.name, cfg.format,
-                     len(cfg.variants), len(cfg.entrants), n_workers)
-            executor = Executor(cfg, n_workers, handler.queue)
+            log.info("tournament %s: %s, %d variants, %d entrants, %s", cfg.name, cfg.format,
+                     len(cfg.variants), len(cfg.entrants), f"cluster {cluster}" if cluster else f"{n_workers} workers")
+            executor = _executor(cfg, n_workers, handler.queue, cluster)
+            started = time.perf_counter()  # games/s counts the playing, not the start of the workers
             stored = store.stored_seats(cfg.name)
             show = not quiet and redraw(stream)
             mark = Watermark(cfg, store)
@@ -570,7 +597,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
     return summary
 
 
-def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progress: Progress,
+def _play_all(specs: Iterable[GameSpec], store: Store, executor: Any, progress: Progress,
               summary: RunSummary, mark: Watermark, count: int | None = None) -> None:
     for batch in executor.run(specs, count):
         mark.land(batch.rows)
@@ -584,7 +611,7 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Executor, progr
         progress.step(len(batch.rows))
 
 
-def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
+def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[str, str],
                      summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     plans = [round_robin_rounds(cfg, vi) for vi in range(len(cfg.variants))]
     for vi, rounds in enumerate(plans):
@@ -609,7 +636,7 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Executor, st
     progress.finish()
 
 
-def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
+def _run_swiss(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[str, str],
                summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     assert cfg.rounds is not None
     histories = [History() for _ in cfg.variants]
@@ -638,7 +665,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Executor, stored: 
         progress.finish()
 
 
-def _run_matches(cfg: TournamentConfig, store: Store, executor: Executor, stored: dict[str, str],
+def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[str, str],
                  summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     """A match or gauntlet: blocks in schedule order until every pairing is decided (SPRT) or has
     played ``deals`` blocks of each variant; the decision only ever counts complete blocks in schedule

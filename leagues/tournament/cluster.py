@@ -1,0 +1,214 @@
+"""The games of a tournament on a Dask cluster (``--cluster tcp://HOST:8786`` or ``local:N``).
+
+Not a distributed system of our own: Dask's scheduler places the work, reschedules the batches of a
+worker that dies, and brings back its logs. What tute-arena adds is the same contract as the local
+pool (``runner.Executor``): batches of about a tenth of a second of play (so the scheduler's
+millisecond per task is spread), results in completion order for the parent, which stays the only
+writer of the store and folds them in schedule order (``watermark.Watermark``). A batch is a pure
+function of its specs (every bot is seeded per game), so a batch played twice, or elsewhere, gives the
+same rows: the same config and seed give the same records and tables on any cluster, with any number
+of workers, through the death of any of them.
+
+Players are built once per Dask worker process by a worker plugin (``TutePlayers``), reused across
+batches and closed when the plugin is removed at the end of the run or the worker shuts down. Before
+any game, every worker is asked to start every entrant (``check_workers``): a bot missing on one
+machine is one line naming the worker and the entrant, not thousands of forfeits.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from typing import Any, Iterable, Iterator
+
+from arena import Variant
+from arena.matchplay import MatchRule
+
+from leagues.tournament.config import EntrantConfig, TournamentConfig
+from leagues.tournament.schedule import GameSpec
+
+log = logging.getLogger("leagues.tournament.runner")
+
+#: how long to wait for a scheduler that does not answer
+CONNECT_SECONDS = 5.0
+_PLAYERS: dict[str, Any] = {}  # plugin name -> runner.Worker, in each Dask worker process
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be reached or used; the message is one line for the user."""
+
+
+def _dask() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError("--cluster needs Dask's distributed package: pip install -e '.[cluster]'") from None
+    return distributed
+
+
+def parse_address(text: str) -> tuple[str, int | None]:
+    """("local", N) for ``local:N``, else (the scheduler's address, None)."""
+    if text.startswith("local:"):
+        n = text.split(":", 1)[1]
+        if not n.isdigit() or not 1 <= int(n) <= 256:
+            raise ClusterError(f"--cluster {text}: local:N takes a number of worker processes from 1 to 256")
+        return "local", int(n)
+    if "://" not in text:
+        raise ClusterError(f"--cluster {text}: give tcp://HOST:PORT (or tls://...), or local:N")
+    return text, None
+
+
+try:  # the plugin's base class; without the extra, ClusterExecutor says what to install
+    from distributed import WorkerPlugin as _PluginBase
+except ImportError:  # pragma: no cover - the cluster extra is not installed
+    _PluginBase = object  # type: ignore[assignment,misc]
+
+
+class TutePlayers(_PluginBase):  # type: ignore[misc,valid-type]
+    """A Dask worker plugin: the tournament's players and rules in each worker process."""
+
+    def __init__(self, name: str, entrants: dict[str, EntrantConfig], variants: dict[str, Variant],
+                 time_limit_ms: int, memory_mb: int, matches: dict[str, MatchRule]) -> None:
+        self.name = name
+        self.args = (entrants, variants, time_limit_ms, memory_mb)
+        self.matches = matches
+
+    def setup(self, worker: Any) -> None:
+        from leagues.tournament.runner import Worker
+
+        logging.getLogger("leagues").setLevel(logging.INFO)  # what the client forwards to the run's log
+        _PLAYERS[self.name] = Worker(*self.args, matches=dict(self.matches))
+        log.info("worker %d (%s) ready", os.getpid(), getattr(worker, "address", "?"))
+
+    def teardown(self, worker: Any) -> None:
+        w = _PLAYERS.pop(self.name, None)
+        if w is not None:
+            w.close()
+            log.info("worker %d closed its players", os.getpid())
+
+
+def play_batch(plugin: str, specs: list[GameSpec]) -> Any:
+    """One batch on a Dask worker: the same ``Batch`` a local worker returns."""
+    from leagues.tournament.runner import Batch, ROW_RESULT
+
+    worker = _PLAYERS[plugin]
+    start = time.perf_counter()
+    rows = [worker.play(s) for s in specs]
+    forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
+    return Batch(rows, forfeits, time.perf_counter() - start)
+
+
+def check_entrants(entrants: dict[str, EntrantConfig], time_limit_ms: int, memory_mb: int) -> list[str]:
+    """On one worker: start and close every entrant as a game would; what failed, one line each."""
+    from leagues.tournament.runner import start_problem
+
+    return [p for e in entrants.values() if (p := start_problem(e, time_limit_ms, memory_mb))]
+
+
+class ClusterExecutor:
+    """``runner.Executor``'s contract on a Dask cluster: games in, batches out in completion order."""
+
+    BATCH_SECONDS = 0.1
+    MAX_BATCH = 256
+    QUEUED = 2
+
+    def __init__(self, cfg: TournamentConfig, address: str) -> None:
+        d = _dask()
+        where, local = parse_address(address)
+        self.cluster = None
+        try:
+            if local is not None:
+                self.cluster = d.LocalCluster(n_workers=local, threads_per_worker=1, processes=True,
+                                              dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = d.Client(self.cluster)
+            else:
+                self.client = d.Client(where, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError) as exc:
+            self._close_cluster()
+            raise ClusterError(f"--cluster {address}: cannot reach the scheduler ({str(exc).splitlines()[0][:200]})") \
+                from None
+        self.address = address
+        self.client.forward_logging("leagues", logging.INFO)
+        self.slots = max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
+        self.seconds_per_game: float | None = None
+        self.entrants = {e.name: e for e in cfg.entrants}
+        self.cfg = cfg
+        self.plugin = f"tute-arena-{cfg.name}-{cfg.config_hash()}-{os.getpid()}"
+        self.stopped = False
+
+    def check_workers(self) -> list[str]:
+        """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'."""
+        answers = self.client.run(check_entrants, self.entrants, self.cfg.time_limit_ms, self.cfg.memory_mb)
+        return [f"worker {addr}: {line}" for addr, lines in sorted(answers.items()) for line in lines]
+
+    def start(self) -> None:
+        plugin = TutePlayers(self.plugin, self.entrants, {v.label: v.variant for v in self.cfg.variants},
+                             self.cfg.time_limit_ms, self.cfg.memory_mb,
+                             {v.label: v.match for v in self.cfg.variants if v.match is not None})
+        self.client.register_plugin(plugin, name=self.plugin)
+
+    def batch_size(self, unsent: int | None = None) -> int:
+        if self.seconds_per_game is None:
+            return 1
+        n = min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6)))
+        if unsent is not None:
+            n = min(n, -(-unsent // (self.QUEUED * self.slots)))
+        return max(1, n)
+
+    def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Any]:
+        d = _dask()
+        source = iter(specs)
+        done = d.as_completed()
+        sent = 0
+
+        def submit() -> bool:
+            nonlocal sent
+            size = self.batch_size(None if count is None else count - sent)
+            batch = list(itertools.islice(source, size))
+            if not batch:
+                return False
+            done.add(self.client.submit(play_batch, self.plugin, batch, pure=False))
+            sent += len(batch)
+            return True
+
+        for _ in range(self.QUEUED * self.slots):
+            if not submit():
+                break
+        for future in done:
+            answer = future.result()
+            if answer.rows:
+                per_game = answer.seconds / len(answer.rows)
+                last = self.seconds_per_game
+                self.seconds_per_game = per_game if last is None else 0.7 * last + 0.3 * per_game
+            submit()
+            yield answer
+
+    def close(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        try:
+            self.client.unregister_worker_plugin(self.plugin)  # each worker closes its players
+        except Exception as exc:  # noqa: BLE001 - closing is best effort
+            log.warning("closing the players on the cluster: %s", exc)
+        self.client.close()
+        self._close_cluster()
+
+    def terminate(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        try:
+            self.client.cancel(list(self.client.futures.values()), force=True)
+            self.client.unregister_worker_plugin(self.plugin)
+        except Exception:  # noqa: BLE001 - stopping: whatever is left ends with the cluster
+            pass
+        self.client.close()
+        self._close_cluster()
+
+    def _close_cluster(self) -> None:
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None

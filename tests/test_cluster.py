@@ -1,0 +1,108 @@
+"""Tournaments on a real Dask cluster (LocalCluster processes, no mocks): the same records as the local
+pool with any number of workers, through the death of a worker; a scheduler that is not there is one
+line and exit 2; an entrant that does not start on the workers is refused before any game."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from league_util import write_config  # noqa: E402
+
+TUTE = str(Path(sys.executable).parent / "tute")
+ENTRANTS = [{"name": "g", "bot": "greedy"}, {"name": "r1", "bot": "random", "params": {"seed": 1}},
+            {"name": "r2", "bot": "random", "params": {"seed": 2}}]
+VARIANTS = [{"name": "tute-2"}, {"name": "tute-3"}, {"name": "tute-4-pairs"}]
+
+
+def tute(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([TUTE, *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+
+
+def export(folder: Path) -> str:
+    out = tute(folder, "export", "--store", "store.sqlite")
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def played(folder: Path, deals: int, *args: str, **top: Any) -> str:
+    folder.mkdir()
+    write_config(folder, deals=deals, variants=VARIANTS, entrants=ENTRANTS, **top)
+    out = tute(folder, "run", "tournament.toml", "--quiet", *args)
+    assert out.returncode == 0, out.stderr
+    return export(folder)
+
+
+@pytest.fixture(scope="module")
+def local_export(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return played(tmp_path_factory.mktemp("local") / "w1", 3, "-j", "1")
+
+
+def test_a_local_cluster_stores_what_the_local_pool_stores(local_export: str, tmp_path: Path) -> None:
+    assert played(tmp_path / "c2", 3, "--cluster", "local:2") == local_export
+    assert played(tmp_path / "c3", 3, cluster="local:3") == local_export  # the config's key, not the identity
+    log = (tmp_path / "c2" / "store.log").read_text()
+    assert log.count(") ready") >= 2 and "Dask Worker" in log and "closed its players" in log, "the workers' logs reach the tournament's log"
+
+
+def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
+    reference = played(tmp_path / "ref", 60, "-j", "2")
+    folder = tmp_path / "killed"
+    folder.mkdir()
+    write_config(folder, deals=60, variants=VARIANTS, entrants=ENTRANTS)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        run = subprocess.Popen([TUTE, "run", "tournament.toml", "--quiet", "--cluster", cluster.scheduler_address],
+                               cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        store = folder / "store.sqlite"
+        deadline = time.time() + 120
+        count = 0
+        while time.time() < deadline and run.poll() is None:
+            try:
+                count = sqlite3.connect(store).execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.OperationalError:
+                count = 0
+            if count > 200:
+                break
+            time.sleep(0.05)
+        assert run.poll() is None, "killed while it plays"
+        os.kill(next(iter(pids.values())), signal.SIGKILL)
+        out, err = run.communicate(timeout=600)
+        assert run.returncode == 0, err
+    assert 200 < count and export(folder) == reference
+
+
+def test_no_scheduler_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    write_config(tmp_path, deals=2, entrants=ENTRANTS[:2])
+    start = time.time()
+    out = tute(tmp_path, "run", "--quiet", "--cluster", "tcp://127.0.0.1:1")
+    assert out.returncode == 2 and time.time() - start < 30
+    assert len(out.stderr.strip().splitlines()) == 1 and "tcp://127.0.0.1:1" in out.stderr
+    assert "Traceback" not in out.stderr
+    bad = tute(tmp_path, "run", "--quiet", "--cluster", "127.0.0.1")
+    assert bad.returncode == 2 and "tcp://HOST:PORT" in bad.stderr
+
+
+def test_an_entrant_the_workers_cannot_start_is_refused_before_play(tmp_path: Path) -> None:
+    mine = tmp_path / "mybots"
+    mine.mkdir()
+    (mine / "onlyhere.py").write_text("from bots.random_bot import RandomBot\n\nclass Bot(RandomBot):\n    pass\n")
+    write_config(tmp_path, deals=2, entrants=[ENTRANTS[0], {"name": "here", "bot": "onlyhere:Bot"}])
+    env = dict(os.environ, PYTHONPATH=str(mine))  # this machine has the bot; the workers do not
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        out = tute(tmp_path, "run", "--quiet", "--cluster", cluster.scheduler_address, env=env)
+    assert out.returncode == 2 and "do not start on the cluster" in out.stderr and "here" in out.stderr
+    assert "worker tcp://" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "store.sqlite").exists() or \
+        sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
