@@ -55,14 +55,15 @@ class GameRecord:
         v = state.variant
         if state.result_ is None:
             raise ValueError("the deal is not over")
+        name = NAMES.__getitem__  # map() over a bound method: a record is made at the end of every game
         return cls(
             id=game_id, variant=v.name, options=v.options(), seed=seed, dealer=state.dealer,
             seats=list(seats) if seats else [f"seat{s}" for s in range(state.n)],
-            teams=[list(t) for t in v.teams], deck=[NAMES[c] for c in state.deck],
-            hands=[[NAMES[c] for c in cards_list(h)] for h in state.initial_hands],
-            stock=[NAMES[c] for c in state.stock],
+            teams=[list(t) for t in v.teams], deck=list(map(name, state.deck)),
+            hands=[list(map(name, cards_list(h))) for h in state.initial_hands],
+            stock=list(map(name, state.stock)),
             trump_card=NAMES[state.trump_card] if state.trump_card != NO_CARD else None,
-            actions=[(s, a) for s, a in state.actions], result=state.result_)
+            actions=list(state.actions), result=state.result_)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

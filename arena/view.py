@@ -18,8 +18,10 @@ from .variants import Variant
 
 #: how ``PlayerView.of`` computes the fields that are not a state attribute of the same name
 _COMPUTED = {"seat": "seat", "phase": "PHASES[state.phase]", "hand": "state.hands[seat]",
-             "stock_left": "state.stock_left", "points": "tuple(state.points)",
-             "legal": "state.legal_actions() if state.current == seat else ()",
+             # GameState.stock_left and legal_actions() written out: this runs once per decision
+             "stock_left": "len(state.stock) - state.stock_pos + (state.face_up != NO_CARD)",
+             "points": "tuple(state.points)",
+             "legal": "(state._legal or state.legal_actions()) if state.current == seat else ()",
              "lost_cantes": "state.lost[seat]"}
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -264,4 +266,4 @@ _fill = compile_assigner(
     "_fill", "o, state, seat",
     {"variant": "state.variant", **{f.name: _COMPUTED[f.name] if f.state == "view" else f"state.{f.name}"
                                     for f in FIELDS}},
-    "Set every public field of a view from the state.", {"PHASES": PHASES})
+    "Set every public field of a view from the state.", {"PHASES": PHASES, "NO_CARD": NO_CARD})
