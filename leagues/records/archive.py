@@ -268,17 +268,23 @@ def import_records(path: str | Path, store: Store, tournament: str | None = None
     return out
 
 
+def replayed(data: Any) -> GameRecord | MatchRecord:
+    """A parsed record (a deal or a match) read and replayed through the referee: import and verify
+    both ask it. Raises ReplayError, or ValueError/KeyError/TypeError for a record that is not one."""
+    if is_match_json(data):
+        match = MatchRecord.from_json(data)
+        verify_match(match)
+        return match
+    rec = GameRecord.from_json(data)
+    replay(rec)
+    return rec
+
+
 def _checked(data: Any, where: str, store: Store, tournament: str | None, fallback: str, position: int,
              skip_existing: bool, lineno: int, problem: Any, out: ImportResult) -> tuple[GameSpec, str, str] | None:
     """One record line checked as the import needs it, or None (a problem said, or a game skipped)."""
     try:
-        rec: GameRecord | MatchRecord
-        if is_match_json(data):
-            rec = MatchRecord.from_json(data)
-            verify_match(rec)
-        else:
-            rec = GameRecord.from_json(data)
-            replay(rec)
+        rec = replayed(data)
     except ReplayError as exc:
         problem(f"{where}: the record is not true to the rules: {exc}")
         return None
@@ -374,14 +380,7 @@ def verify(store: Store, tournament: str | None = None) -> Iterator[tuple[str, s
             if g is None or not text:
                 continue  # a damaged row: reported below
             try:
-                data = parse_line(text)
-                rec: GameRecord | MatchRecord
-                if is_match_json(data):
-                    rec = MatchRecord.from_json(data)
-                    verify_match(rec)
-                else:
-                    rec = GameRecord.from_json(data)
-                    replay(rec)
+                rec = replayed(parse_line(text))
             except (ReplayError, ValueError, KeyError, TypeError) as exc:
                 yield gid, str(exc)
                 continue

@@ -2,8 +2,8 @@
 
 Not a distributed system of our own: Dask's scheduler places the work, reschedules the batches of a
 worker that dies, and brings back its logs. What tute-arena adds is the same contract as the local
-pool (``runner.Executor``): batches of about a tenth of a second of play (so the scheduler's
-millisecond per task is spread), results in completion order for the parent, which stays the only
+pool (``runner.Executor``): batches of about a second of play (so the scheduler's and the client's
+cost per task is spread), results in completion order for the parent, which stays the only
 writer of the store and folds them in schedule order (``watermark.Watermark``). A batch is a pure
 function of its specs (every bot is seeded per game), so a batch played twice, or elsewhere, gives the
 same rows: the same config and seed give the same records and tables on any cluster, with any number
@@ -26,6 +26,7 @@ from typing import Any, Iterable, Iterator
 from arena import Variant
 from arena.matchplay import MatchRule
 
+from leagues.tournament.batching import batch_size, updated_rate
 from leagues.tournament.config import EntrantConfig, TournamentConfig
 from leagues.tournament.schedule import GameSpec
 
@@ -110,8 +111,11 @@ def check_entrants(entrants: dict[str, EntrantConfig], time_limit_ms: int, memor
 class ClusterExecutor:
     """``runner.Executor``'s contract on a Dask cluster: games in, batches out in completion order."""
 
-    BATCH_SECONDS = 0.1
-    MAX_BATCH = 256
+    #: a second of play a batch, ten times the local pool's: each task costs the scheduler and the
+    #: client some milliseconds of the parent's interpreter, which on a small machine also folds and
+    #: stores (measured: 0.1 s batches reach about 70% of the local pool, 1 s about 85%)
+    BATCH_SECONDS = 1.0
+    MAX_BATCH = 4096
     QUEUED = 2
 
     def __init__(self, cfg: TournamentConfig, address: str) -> None:
@@ -150,12 +154,7 @@ class ClusterExecutor:
         self.client.register_plugin(plugin, name=self.plugin)
 
     def batch_size(self, unsent: int | None = None) -> int:
-        if self.seconds_per_game is None:
-            return 1
-        n = min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6)))
-        if unsent is not None:
-            n = min(n, -(-unsent // (self.QUEUED * self.slots)))
-        return max(1, n)
+        return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.slots)
 
     def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Any]:
         d = _dask()
@@ -178,10 +177,7 @@ class ClusterExecutor:
                 break
         for future in done:
             answer = future.result()
-            if answer.rows:
-                per_game = answer.seconds / len(answer.rows)
-                last = self.seconds_per_game
-                self.seconds_per_game = per_game if last is None else 0.7 * last + 0.3 * per_game
+            self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
             submit()
             yield answer
 

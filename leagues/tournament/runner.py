@@ -38,6 +38,7 @@ from arena.hosting.subprocess import die_with_parent
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.cluster import ClusterError, ClusterExecutor
+from leagues.tournament.batching import batch_size, updated_rate
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
@@ -314,15 +315,7 @@ class Executor:
             self.conns.append(mine)
 
     def batch_size(self, unsent: int | None = None) -> int:
-        """About ``BATCH_SECONDS`` of games; near the end (``unsent`` games left to send) no more than
-        an even share of them, so that the workers finish together instead of one waiting for the
-        other's last batch."""
-        if self.seconds_per_game is None:
-            return 1
-        n = min(self.MAX_BATCH, int(self.BATCH_SECONDS / max(self.seconds_per_game, 1e-6)))
-        if unsent is not None:
-            n = min(n, -(-unsent // (self.QUEUED * self.workers)))
-        return max(1, n)
+        return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.workers)
 
     def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Batch]:
         """Play ``specs`` (taken from the iterable only as batches are sent, so a schedule can be
@@ -361,10 +354,7 @@ class Executor:
                     raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
                 queued[w] -= 1
                 feed(w)
-                if answer.rows:
-                    per_game = answer.seconds / len(answer.rows)
-                    last = self.seconds_per_game
-                    self.seconds_per_game = per_game if last is None else 0.7 * last + 0.3 * per_game
+                self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
                 yield answer
 
     def close(self) -> None:
