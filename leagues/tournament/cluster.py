@@ -9,8 +9,9 @@ function of its specs (every bot is seeded per game), so a batch played twice, o
 same rows: the same config and seed give the same records and tables on any cluster, with any number
 of workers, through the death of any of them.
 
-Players are built once per Dask worker process by a worker plugin (``TutePlayers``), reused across
-batches and closed when the plugin is removed at the end of the run or the worker shuts down. Before
+Players are built once per Dask worker process by a worker plugin (``cluster_worker.TutePlayers``),
+reused across batches and closed when the plugin is removed at the end of the run or the worker shuts
+down. Dask is imported only when a cluster is asked for: every other command starts as fast as before. Before
 any game, every worker is asked to start every entrant (``check_workers``): a bot missing on one
 machine is one line naming the worker and the entrant, not thousands of forfeits.
 """
@@ -34,7 +35,6 @@ log = logging.getLogger("leagues.tournament.runner")
 
 #: how long to wait for a scheduler that does not answer
 CONNECT_SECONDS = 5.0
-_PLAYERS: dict[str, Any] = {}  # plugin name -> runner.Worker, in each Dask worker process
 
 
 class ClusterError(RuntimeError):
@@ -59,53 +59,6 @@ def parse_address(text: str) -> tuple[str, int | None]:
     if "://" not in text:
         raise ClusterError(f"--cluster {text}: give tcp://HOST:PORT (or tls://...), or local:N")
     return text, None
-
-
-try:  # the plugin's base class; without the extra, ClusterExecutor says what to install
-    from distributed import WorkerPlugin as _PluginBase
-except ImportError:  # pragma: no cover - the cluster extra is not installed
-    _PluginBase = object  # type: ignore[assignment,misc]
-
-
-class TutePlayers(_PluginBase):  # type: ignore[misc,valid-type]
-    """A Dask worker plugin: the tournament's players and rules in each worker process."""
-
-    def __init__(self, name: str, entrants: dict[str, EntrantConfig], variants: dict[str, Variant],
-                 time_limit_ms: int, memory_mb: int, matches: dict[str, MatchRule]) -> None:
-        self.name = name
-        self.args = (entrants, variants, time_limit_ms, memory_mb)
-        self.matches = matches
-
-    def setup(self, worker: Any) -> None:
-        from leagues.tournament.runner import Worker
-
-        logging.getLogger("leagues").setLevel(logging.INFO)  # what the client forwards to the run's log
-        _PLAYERS[self.name] = Worker(*self.args, matches=dict(self.matches))
-        log.info("worker %d (%s) ready", os.getpid(), getattr(worker, "address", "?"))
-
-    def teardown(self, worker: Any) -> None:
-        w = _PLAYERS.pop(self.name, None)
-        if w is not None:
-            w.close()
-            log.info("worker %d closed its players", os.getpid())
-
-
-def play_batch(plugin: str, specs: list[GameSpec]) -> Any:
-    """One batch on a Dask worker: the same ``Batch`` a local worker returns."""
-    from leagues.tournament.runner import Batch, ROW_RESULT
-
-    worker = _PLAYERS[plugin]
-    start = time.perf_counter()
-    rows = [worker.play(s) for s in specs]
-    forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
-    return Batch(rows, forfeits, time.perf_counter() - start)
-
-
-def check_entrants(entrants: dict[str, EntrantConfig], time_limit_ms: int, memory_mb: int) -> list[str]:
-    """On one worker: start and close every entrant as a game would; what failed, one line each."""
-    from leagues.tournament.runner import start_problem
-
-    return [p for e in entrants.values() if (p := start_problem(e, time_limit_ms, memory_mb))]
 
 
 class ClusterExecutor:
@@ -144,10 +97,14 @@ class ClusterExecutor:
 
     def check_workers(self) -> list[str]:
         """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'."""
+        from leagues.tournament.cluster_worker import check_entrants
+
         answers = self.client.run(check_entrants, self.entrants, self.cfg.time_limit_ms, self.cfg.memory_mb)
         return [f"worker {addr}: {line}" for addr, lines in sorted(answers.items()) for line in lines]
 
     def start(self) -> None:
+        from leagues.tournament.cluster_worker import TutePlayers
+
         plugin = TutePlayers(self.plugin, self.entrants, {v.label: v.variant for v in self.cfg.variants},
                              self.cfg.time_limit_ms, self.cfg.memory_mb,
                              {v.label: v.match for v in self.cfg.variants if v.match is not None})
@@ -157,6 +114,8 @@ class ClusterExecutor:
         return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.slots)
 
     def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Any]:
+        from leagues.tournament.cluster_worker import play_batch
+
         d = _dask()
         source = iter(specs)
         done = d.as_completed()

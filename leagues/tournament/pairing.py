@@ -27,7 +27,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-import networkx as nx
 
 from arena import derive_seed
 
@@ -172,6 +171,8 @@ def _pair_in_blocks(names: list[str], h: History, seed: int, round_no: int, low:
 
 def _matching(vertices: list[str], edges: Sequence[tuple[str, str, int, int, int, int]],
               weight: dict[frozenset[str], int]) -> set[frozenset[str]]:
+    import networkx as nx  # here, not at the top: every command imports this module, few pair two seats
+
     g = nx.Graph()
     g.add_nodes_from(vertices)
     for e in edges:
