@@ -61,11 +61,33 @@ def bot_seed(game_seed: int | None, seat: int) -> int | None:
 
 def game_info(state: GameState, seat: int, game_id: str, seed: int | None, names: Sequence[str]) -> dict[str, Any]:
     """The ``new_game`` message for ``seat`` (docs/protocol.md): the rules, the seats, and the seat's own
-    seed (``bot_seed``), never the deck's. Each seat gets its own copy: a bot may change it."""
+    seed (``bot_seed``), never the deck's."""
+    return game_infos(state, game_id, seed, names)[seat]
+
+
+def game_infos(state: GameState, game_id: str, seed: int | None, names: Sequence[str]) -> list[dict[str, Any]]:
+    """``game_info`` for every seat, made once per game. Each seat gets its own copy of everything (a
+    bot may change what it is given); the seeds hash one prefix each (``bot_seed``, the same numbers)."""
     v = state.variant
-    return {"game_id": game_id, "seed": bot_seed(seed, seat), "seat": seat, "variant": v.name, "options": v.options(),
-            "players": v.players, "teams": [list(t) for t in v.teams], "dealer": state.dealer,
-            "seats": list(names)}
+    options = v.options()
+    teams = [list(t) for t in v.teams]
+    seeds = _bot_seeds(seed, v.players)
+    return [{"game_id": game_id, "seed": seeds[s], "seat": s, "variant": v.name, "options": dict(options),
+             "players": v.players, "teams": [list(t) for t in teams], "dealer": state.dealer, "seats": list(names)}
+            for s in range(v.players)]
+
+
+def _bot_seeds(game_seed: int | None, players: int) -> list[int | None]:
+    """``bot_seed(game_seed, s)`` for every seat, the hash of their common prefix computed once."""
+    if game_seed is None:
+        return [None] * players
+    head = hashlib.blake2b(f"bot/{game_seed}/".encode(), digest_size=8)
+    out: list[int | None] = []
+    for s in range(players):
+        h = head.copy()
+        h.update(str(s).encode())
+        out.append((int.from_bytes(h.digest(), "big") >> 1) >> (63 - BOT_SEED_BITS))
+    return out
 
 
 def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Sequence[Player], *,
@@ -81,11 +103,12 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         raise ValueError(f"{variant.name} needs {variant.players} players, got {len(players)}")
     names = list(names) if names else [type(p).__name__ for p in players]
     state = GameState.new(variant, deck, dealer)
+    infos = game_infos(state, game_id, seed, names)
     for seat, p in enumerate(players):
         hook = getattr(p, "new_game", None)
         if hook is not None:
             try:
-                hook(game_info(state, seat, game_id, seed, names))
+                hook(infos[seat])
             except BotFailure as f:
                 state.forfeit(seat, f.reason, f.detail)
                 break
