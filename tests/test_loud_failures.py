@@ -82,6 +82,8 @@ def test_an_entrant_that_forfeits_everything_is_reported_and_the_run_fails(tmp_p
     assert "warning: dies forfeited" in err  # said during the run
     assert "dies: 24 of 24 deals forfeited (24 crash)" in err and "ValueError: boom" in err
     assert "forfeited every deal" in err
+    listed = tute("games", "--forfeits", "--limit", "0", cwd=tmp_path).stdout
+    assert sum(1 for line in listed.splitlines() if line.startswith("t/")) == 24 and "dies forfeits (a crash" in listed
 
 
 def test_a_second_run_of_the_same_tournament_is_refused_and_a_killed_run_leaves_no_lock(tmp_path: Path) -> None:

@@ -376,7 +376,8 @@ class Store:
             parts.append("(round, variant_index, tbl, deal, rotation) > (?, ?, ?, ?, ?)")
             args.extend(after)
         if forfeits:
-            parts.append("result NOT LIKE '%\"forfeit\":null%' ESCAPE '\\'")
+            # the stored result JSON is compact; a row written with spaces reads the same
+            parts.append("result NOT LIKE '%\"forfeit\":null%' AND result NOT LIKE '%\"forfeit\": null%'")
         if entrant is not None:
             parts.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)")
             args.append(entrant)
