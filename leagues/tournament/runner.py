@@ -134,7 +134,7 @@ class _Broken:
 
 @dataclass
 class Worker:
-    """One process's players and rules; plays specs, returns (id, result JSON, record JSON)."""
+    """One process's players and rules; plays specs and returns each as the store's row (``game_row``)."""
     entrants: dict[str, EntrantConfig]
     variants: dict[str, Variant]
     time_limit_ms: int
