@@ -314,10 +314,10 @@ def _date(t: float | None) -> str:
 @league.command()
 @_league_option
 @click.option("--out", "-o", "out", required=True, type=click.Path(file_okay=False),
-              help="The folder to write the report into (index.html and replays/).")
+              help="The folder to write the report into (index.html, pairs/ and replays/).")
 @click.option("--replays", default=8, show_default=True, type=click.IntRange(0),
-              help="Replay pages per season (the first game of its first tables); 0 for none. The pair "
-                   "pages give the `tute replay` command for every other game.")
+              help="Replay pages per season (the first game of its first tables, the variants taking turns); "
+                   "0 for none. The pair pages give the `tute replay` command for every other game.")
 def report(league_path: str, out: str, replays: int) -> None:
     """Write a static HTML report: standings (pooled and per variant, with intervals), every entrant's
     rating over the seasons in one chart, the head-to-head matrix (each cell opens the pair's games),

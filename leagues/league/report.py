@@ -8,26 +8,31 @@ does not grow with the number of tables: a season gets at most ``replays`` pages
 its games with the ``tute replay`` command for the others.
 
 Nothing from a config, a bot or a record reaches the page unescaped, and nothing local does at all:
-a command entrant is shown by its program's file name, never by the path it was submitted from.
+a command entrant is shown by its program's file name, never by the path it was submitted from, and
+a record's free text (a forfeit's detail) has its local paths cut to file names before it is shown.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import os
 import re
+import shlex
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Sequence
+from typing import AbstractSet, Callable, Iterable, Sequence
 
+from arena import GameRecord
+from leagues.league.config import LeagueConfig
 from leagues.league.league import League
-from leagues.league.rating import HistoryRow, Standing, history, standings
-from leagues.league.store import POOLED, LeagueStore, Season, Version
+from leagues.league.rating import HistoryRow, Standing, history, rating_view, standings
+from leagues.league.store import LeagueStore, RatingRow, Season, Version
 from leagues.records.replay_html import replay_page
 from leagues.records.wording import result_of
-from leagues.tournament.leaderboard import HeadToHead, head_to_head
+from leagues.tournament.tally import HeadToHead, head_to_head
 from leagues.tournament.store import GameRow, Store
 
 #: the matrix and its pair pages only up to this many entrants (beyond, a matrix is no longer read)
@@ -36,46 +41,135 @@ MATRIX_MAX = 40
 CHART_MAX = 16
 #: games listed on a pair's page
 PAIR_GAMES = 200
-#: line colours of the chart: distinguishable, and dark enough on white for text (WCAG AA)
+#: line colours of the chart: the first eight far apart in hue, all dark enough on white for text
+#: (WCAG AA), so a legend entry is readable in its own colour
 PALETTE = ("#1f5fa8", "#b42318", "#1a7f37", "#8a4b00", "#6b3fa0", "#0b6b6b", "#9c1c6b", "#4d5b00",
            "#005f99", "#a13d00", "#3d5a80", "#7a2e8e", "#2f6b2f", "#8c2f39", "#006d77", "#5c4d00")
+#: past the palette, lines repeat its colours with another dash pattern
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
+#: the band drawn around each line: mu ± BAND sigma (the 95% interval)
+BAND = 2
+#: a chart's axis: a season or a rating to a coordinate
+Scale = Callable[[float], float]
+#: each variant's teams (seat tuples), by label
+Teams = dict[str, list[tuple[int, ...]]]
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa;line-height:1.4}
-h1{margin:0 0 4px}h2{margin-top:28px;border-bottom:2px solid #0b5d2a;padding-bottom:2px}
+@media (max-width:600px){body{padding:12px}}
+h1{margin:0 0 4px;overflow-wrap:anywhere}h2{margin-top:28px;border-bottom:2px solid #0b5d2a;padding-bottom:2px}
+h3{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:8px 0}th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
-th{background:#0b5d2a;color:#fff}td.name,th.name{text-align:left}
+table{border-collapse:collapse;margin:8px 0}
+th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
+th{background:#0b5d2a;color:#fff}td.name,th.name,td.text,th.text{text-align:left}
+td.text{white-space:normal;min-width:14em}
 .entrant{display:inline-block;vertical-align:top;margin:8px 16px 8px 0;padding:8px 12px;background:#fff;
- border:1px solid #ddd;border-radius:8px;max-width:100%}
+ border:1px solid #ddd;border-radius:8px;max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}
 .entrant h3{margin:0 0 4px}.muted{color:#595959}.up{color:#1a7f37}.down{color:#b42318}
+.tag{font-size:.85em;color:#8a4b00;border:1px solid #8a4b00;border-radius:3px;padding:0 3px;margin-left:4px}
 td.h2h{font-variant-numeric:tabular-nums}td.h2h a{color:#1d2330}
+figure{margin:8px 0}figcaption{color:#595959;margin-bottom:4px}
+#rating-chart{width:100%;min-width:520px;max-width:760px}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px}
-.legend span{display:inline-block;width:22px;height:0;border-top:3px solid;vertical-align:middle;margin-right:4px}
+.legend .swatch{display:inline-block;width:22px;height:0;border-top:3px solid;vertical-align:middle;margin-right:4px}
 code{background:#eef0f3;padding:1px 4px;border-radius:3px;color:#1d2330}
 a{color:#0b4f8a}
 """
 
 
 def _e(x: object) -> str:
-    return html.escape(str(x))
+    """Everything that reaches the page goes through here (text and attribute values alike: quotes too)."""
+    return html.escape(str(x), quote=True)
 
 
 def _slug(text: str) -> str:
-    """A file or anchor name from an entrant name: safe characters kept, every other one as its code
-    point, so two different names never share a slug."""
-    return re.sub(r"[^A-Za-z0-9_.-]", lambda m: f"~{ord(m.group(0)):x}", text)
+    """An anchor name from an entrant name: safe characters kept, every other one as ``~HEX;`` (``~``
+    and ``;`` included), so two different names never share a slug."""
+    return re.sub(r"[^A-Za-z0-9_.-]", lambda m: f"~{ord(m.group(0)):x};", text)
+
+
+def _file_name(*parts: str) -> str:
+    """A file name for a page about ``parts``: readable, short whatever the names (a name may have 64
+    characters, each escaped to several), and distinct for distinct parts (the hash decides)."""
+    digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:12]
+    readable = "--".join(re.sub(r"[^A-Za-z0-9.-]+", "_", p)[:40] for p in parts).lstrip(".-")
+    return f"{readable}-{digest}.html"
+
+
+# ------------------------------------------------------------------------------ nothing local published
+#: the directories inside one command argument: up to its last separator, from its start or a '=' or ','
+_DIRS = re.compile(r"[^\s=,]*[\\/]")
+#: the directory part of an absolute path in free text (POSIX, home, or a Windows drive), after a non-word
+_ABSOLUTE_DIRS = re.compile(r"(?<![\w.~-])(?:~|[A-Za-z]:)?[\\/](?:[^\s\\/'\"`<>|]+[\\/])+")
 
 
 def public_bot(v: Version) -> str:
     """How a version's bot is shown: an entry point or ``module:Class`` as it is; a command by its
-    program and arguments with every directory left out (a path is the submitter's machine's)."""
+    program and arguments with every directory left out (a path is the submitter's machine's), also
+    inside an argument (``--model=/home/me/w.bin`` -> ``--model=w.bin``) and Windows paths."""
     if isinstance(v.bot, tuple):
-        return " ".join(os.path.basename(arg.rstrip("/")) if ("/" in arg or "\\" in arg) else arg for arg in v.bot)
+        return " ".join(_DIRS.sub("", arg.rstrip("/\\")) or "." for arg in v.bot)
     return v.bot
 
 
+@dataclass(frozen=True)
+class LocalPaths:
+    """Paths of this machine that a record's free text may name, each as one pattern (longest first,
+    so a file wins over its folder): files are cut to their names, folders left out."""
+    files: re.Pattern[str] | None
+    dirs: re.Pattern[str] | None
+
+
+def _base(path: str) -> str:
+    return re.split(r"[\\/]", path.rstrip("/\\"))[-1]
+
+
+def _any_of(paths: Iterable[str]) -> re.Pattern[str] | None:
+    """One of ``paths`` as a whole (not the start of a longer name), the longest tried first."""
+    found = sorted({p for p in paths if len(p) > 1}, key=len, reverse=True)
+    return re.compile("(?:" + "|".join(map(re.escape, found)) + r")(?![\w.~-])") if found else None
+
+
+def local_paths(cfg: LeagueConfig, versions: Iterable[Version]) -> LocalPaths:
+    """Every version's files and path arguments, their folders, the league's folder, the home and the
+    working directory: what a forfeit's detail may quote."""
+    files: set[str] = set()
+    for v in versions:
+        files.update(path for _, path in v.files)
+        if isinstance(v.bot, tuple):
+            files.update(arg for arg in v.bot if "/" in arg or "\\" in arg)
+    dirs = {os.path.dirname(f) for f in files} | {str(cfg.store.parent.resolve()), str(Path.home()), os.getcwd()}
+    return LocalPaths(_any_of(files), _any_of(d.rstrip("/\\") for d in dirs))
+
+
+def scrub(text: str, local: LocalPaths) -> str:
+    """``text`` with every local path cut to its file name and every known folder left out: a forfeit's
+    detail may quote the command that failed to start, or whatever a bot chose to report."""
+    if "/" not in text and "\\" not in text:  # no path at all (nearly every text): nothing to read
+        return text
+    if local.files is not None:
+        text = local.files.sub(lambda m: _base(m.group(0)), text)
+    if local.dirs is not None:
+        text = local.dirs.sub("…", text)
+    return _ABSOLUTE_DIRS.sub("", text)
+
+
+def public_record(rec: GameRecord, local: LocalPaths) -> GameRecord:
+    """The record as the report shows it: the same game, its forfeit's detail scrubbed, and none of
+    the fields this version does not know (nobody has checked what they hold)."""
+    forfeit = rec.result.forfeit
+    result = rec.result if forfeit is None else replace(rec.result, forfeit=replace(
+        forfeit, detail=scrub(forfeit.detail, local)))
+    return replace(rec, result=result, extra={})
+
+
+def report_replay(rec: GameRecord, local: LocalPaths) -> str:
+    """A replay page of the report: the public record, with its link back to the report's index."""
+    return replay_page(public_record(rec, local), back="../index.html")
+
+
+# ---------------------------------------------------------------------------------------------- tables
 def _signed(x: float | None) -> str:
     if x is None:
         return '<span class="muted">new</span>'
@@ -84,27 +178,35 @@ def _signed(x: float | None) -> str:
 
 
 def _interval(mu: float, sigma: float) -> str:
-    return f"{mu:.1f} ± {2 * sigma:.1f}"
+    return f"{mu:.1f} ± {BAND * sigma:.1f}"
 
 
-def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str, name_col: int = 1) -> str:
-    """A table whose cells are already HTML (every caller escapes what it puts in)."""
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str, name_col: int = 1,
+           text_cols: Sequence[int] = ()) -> str:
+    """A table in its own horizontal scroller (a phone scrolls the table, not the page), whose cells
+    are already HTML: every caller escapes what it puts in."""
+    def kind(i: int) -> str:
+        return "name" if i == name_col else "text" if i in text_cols else ""
     out = [f'<div class="scroll"><table class="{cls}"><tr>'
-           + "".join(f'<th class="{"name" if i == name_col else ""}">{_e(c)}</th>' for i, c in enumerate(head))
-           + "</tr>"]
+           + "".join(f'<th class="{kind(i)}">{_e(c)}</th>' for i, c in enumerate(head)) + "</tr>"]
     for r in rows:
-        out.append("<tr>" + "".join(f'<td class="{"name" if i == name_col else ""}">{c}</td>'
-                                    for i, c in enumerate(r)) + "</tr>")
+        out.append("<tr>" + "".join(f'<td class="{kind(i)}">{c}</td>' for i, c in enumerate(r)) + "</tr>")
     out.append("</table></div>")
     return "".join(out)
 
 
-def _standings_table(table: Sequence[Standing], divisions: bool, k: float) -> str:
+def _withdrawn_tag() -> str:
+    return '<span class="tag">withdrawn</span>'
+
+
+def _standings_table(table: Sequence[Standing], divisions: bool, gone: AbstractSet[str] = frozenset()) -> str:
+    """A standings table; an entrant withdrawn since is marked so in the past seasons' tables."""
     head = ["rank", "entrant", "version"] + (["division"] if divisions else []) + [
         "rating", "mu ± 2σ", "change", "games", "W-D-L", "form"]
     rows = []
     for s in table:
         note = "" if s.played else ' <span class="muted">(not played yet)</span>'
+        note += f" {_withdrawn_tag()}" if s.entrant in gone else ""
         cells = [str(s.rank), f'<a href="#entrant-{_e(_slug(s.entrant))}">{_e(s.entrant)}</a>{note}', str(s.version)]
         if divisions:
             cells.append(_e(s.division or "-"))
@@ -116,6 +218,8 @@ def _standings_table(table: Sequence[Standing], divisions: bool, k: float) -> st
 
 @dataclass(frozen=True)
 class VariantLine:
+    """One entrant in one variant's table: its current version's rating there (the end of its last
+    season in the variant, or the prior it will start from), and that version's record there."""
     entrant: str
     mu: float
     sigma: float
@@ -124,76 +228,139 @@ class VariantLine:
     wins: int
     draws: int
     losses: int
+    played: bool
 
 
-def variant_table(db: LeagueStore, label: str, current: Sequence[Standing], k: float) -> list[VariantLine]:
-    """One variant's table: each entrant's current version at the end of its last season in it."""
-    version = {s.entrant: s.version for s in current}
-    last: dict[str, tuple[int, VariantLine]] = {}
-    totals: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for x in db.ratings(scope=label):
-        if version.get(x.entrant) != x.version:
-            continue
-        t = totals[x.entrant]
-        t[0] += x.games
-        t[1] += x.wins
-        t[2] += x.draws
-        t[3] += x.losses
-        if x.entrant not in last or x.season > last[x.entrant][0]:
-            last[x.entrant] = (x.season, VariantLine(x.entrant, x.mu, x.sigma, x.mu - k * x.sigma, 0, 0, 0, 0))
-    lines = [VariantLine(n, v.mu, v.sigma, v.rating, *totals[n]) for n, (_, v) in last.items()]
+def variant_table(rows: Sequence[RatingRow], label: str, current: Sequence[Standing], cfg: LeagueConfig,
+                  upto: int) -> list[VariantLine]:
+    """One variant's table over the active entrants, read from the stored rating rows the same way
+    as the pooled one (``rating_view``): its ratings are ``Standing.variants[label]``."""
+    by: dict[tuple[str, str], list[RatingRow]] = defaultdict(list)
+    for x in rows:
+        if x.scope == label:
+            by[(label, x.entrant)].append(x)
+    k = cfg.rating.k
+    lines = []
+    for s in current:
+        mu, sigma, played = rating_view(by, label, s.entrant, s.version, upto, cfg.rating)
+        mine = [x for x in by.get((label, s.entrant), []) if x.version == s.version]
+        lines.append(VariantLine(s.entrant, mu, sigma, mu - k * sigma, sum(x.games for x in mine),
+                                 sum(x.wins for x in mine), sum(x.draws for x in mine), sum(x.losses for x in mine),
+                                 played))
     return sorted(lines, key=lambda v: (-v.rating, -v.mu, v.entrant))
 
 
-def rating_chart(histories: dict[str, list[HistoryRow]], seasons: int, names: Sequence[str]) -> str:
+def _variant_tables(db: LeagueStore, cfg: LeagueConfig, current: Sequence[Standing], upto: int) -> list[str]:
+    """A table per variant (scope), when the league plays more than one."""
+    if len(cfg.labels) < 2:
+        return []
+    rows = db.ratings()
+    out = []
+    for label in cfg.labels:
+        lines = variant_table(rows, label, current, cfg, upto)
+        out.append(f'<h3 id="variant-{_e(_slug(label))}">{_e(label)}</h3>')
+        out.append(_table(["rank", "entrant", "rating", "mu ± 2σ", "games", "W-D-L"], [
+            [str(i + 1), _e(v.entrant) + ("" if v.played else ' <span class="muted">(not played yet)</span>'),
+             f"{v.rating:.2f}", _interval(v.mu, v.sigma), str(v.games), f"{v.wins}-{v.draws}-{v.losses}"]
+            for i, v in enumerate(lines)], "variant"))
+    return out
+
+
+def _withdrawn_section(gone: Sequence[Standing]) -> str:
+    """The withdrawn entrants apart from the table, with their last rating, not ranked."""
+    if not gone:
+        return ""
+    return ('<h2 id="withdrawn">Withdrawn</h2><p class="muted">No longer entered: their last rating, not '
+            "ranked; their seasons stay in the history below.</p>"
+            + _table(["entrant", "version", "rating", "mu ± 2σ", "games", "W-D-L"], [
+                [_e(s.entrant), str(s.version), f"{s.rating:.2f}", _interval(s.mu, s.sigma), str(s.games),
+                 f"{s.wins}-{s.draws}-{s.losses}"] for s in gone], "withdrawn", name_col=0))
+
+
+# ----------------------------------------------------------------------------------------------- chart
+def rating_chart(histories: dict[str, list[HistoryRow]], seasons: int, names: Sequence[str],
+                 gone: AbstractSet[str] = frozenset()) -> str:
     """Every entrant's mu at the end of each season it played as a line, with its band mu ± 2σ: the
-    uncertainty in sight, one vertical scale for all."""
+    uncertainty in sight, one vertical scale for all. A new version is labelled where it starts."""
     drawn = [n for n in names if histories.get(n)]
     if not drawn:
         return '<p class="muted">No season played yet.</p>'
-    w, h, left, right, top, bottom = 760, 320, 46, 16, 14, 30
-    lows = [r.mu - 2 * r.sigma for n in drawn for r in histories[n]]
-    highs = [r.mu + 2 * r.sigma for n in drawn for r in histories[n]]
-    low, high = min(lows), max(highs)
+    w, h, left, right, top, bottom = 760, 320, 50, 24, 24, 32
+    low = min(r.mu - BAND * r.sigma for n in drawn for r in histories[n])
+    high = max(r.mu + BAND * r.sigma for n in drawn for r in histories[n])
     pad = max(0.5, (high - low) * 0.05)
     low, high = low - pad, high + pad
 
-    def x(season: int) -> float:
+    def x(season: float) -> float:
         return left + (w - left - right) * ((season - 1) / (seasons - 1) if seasons > 1 else 0.5)
 
     def y(v: float) -> float:
         return top + (h - top - bottom) * (1 - (v - low) / (high - low))
 
-    parts = [f'<svg id="rating-chart" width="100%" viewBox="0 0 {w} {h}" role="img" '
-             f'aria-label="rating of every entrant over the seasons" style="max-width:{w}px">',
-             f'<rect x="{left}" y="{top}" width="{w - left - right}" height="{h - top - bottom}" fill="#fff" stroke="#ccc"/>']
+    parts = [f'<svg id="rating-chart" viewBox="0 0 {w} {h}" role="img" '
+             f'aria-label="rating of every entrant over the seasons">',
+             f'<rect x="{left}" y="{top}" width="{w - left - right}" height="{h - top - bottom}" fill="#fff" '
+             f'stroke="#ccc"/>']
     for i in range(5):
         v = low + (high - low) * i / 4
-        parts.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" font-size="11" text-anchor="end" fill="#1d2330">{v:.1f}</text>')
+        parts.append(f'<text x="{left - 4}" y="{y(v) + 4:.1f}" font-size="12" text-anchor="end" '
+                     f'fill="#1d2330">{v:.1f}</text>')
     for s in range(1, seasons + 1):
-        parts.append(f'<text x="{x(s):.1f}" y="{h - 10}" font-size="11" text-anchor="middle" fill="#1d2330">s{s}</text>')
+        parts.append(f'<text x="{x(s):.1f}" y="{h - 10}" font-size="12" text-anchor="middle" '
+                     f'fill="#1d2330">s{s}</text>')
     legend = []
     for i, n in enumerate(drawn):
-        rows = histories[n]
         colour, dash = PALETTE[i % len(PALETTE)], DASHES[(i // len(PALETTE)) % len(DASHES)]
-        upper = [f"{x(r.season):.1f},{y(r.mu + 2 * r.sigma):.1f}" for r in rows]
-        lower = [f"{x(r.season):.1f},{y(r.mu - 2 * r.sigma):.1f}" for r in reversed(rows)]
-        parts.append(f'<polygon class="band" points="{" ".join(upper + lower)}" fill="{colour}" fill-opacity="0.10" '
-                     f'stroke="none"/>')
-        line = " ".join(f"{x(r.season):.1f},{y(r.mu):.1f}" for r in rows)
-        parts.append(f'<polyline class="line" data-entrant="{_e(n)}" points="{line}" fill="none" stroke="{colour}" '
-                     f'stroke-width="2" stroke-dasharray="{dash}"><title>{_e(n)}</title></polyline>')
-        for r in rows:
-            parts.append(f'<circle cx="{x(r.season):.1f}" cy="{y(r.mu):.1f}" r="3" fill="{colour}"><title>'
-                         f'{_e(n)}, season {r.season}, version {r.version}: mu {r.mu:.2f} ± {2 * r.sigma:.2f}'
-                         f'</title></circle>')
-        legend.append(f'<li><span style="border-color:{colour};border-top-style:{"dashed" if dash else "solid"}">'
-                      f'</span>{_e(n)}</li>')
+        parts += _chart_entrant(n, histories[n], colour, dash, x, y)
+        tag = f" {_withdrawn_tag()}" if n in gone else ""
+        style = f'border-color:{colour};border-top-style:{"dashed" if dash else "solid"}'
+        legend.append(f'<li><span class="swatch" style="{style}"></span>{_e(n)}{tag}</li>')
     parts.append("</svg>")
-    return "".join(parts) + f'<ul class="legend">{"".join(legend)}</ul>'
+    return f'<div class="scroll">{"".join(parts)}</div><ul class="legend">{"".join(legend)}</ul>'
+
+
+def _chart_entrant(n: str, rows: Sequence[HistoryRow], colour: str, dash: str, x: Scale, y: Scale) -> list[str]:
+    """One entrant's band, line, dots (with their numbers as a tooltip) and version labels."""
+    upper = [f"{x(r.season):.1f},{y(r.mu + BAND * r.sigma):.1f}" for r in rows]
+    lower = [f"{x(r.season):.1f},{y(r.mu - BAND * r.sigma):.1f}" for r in reversed(rows)]
+    line = " ".join(f"{x(r.season):.1f},{y(r.mu):.1f}" for r in rows)
+    out = [f'<polygon class="band" data-entrant="{_e(n)}" points="{" ".join(upper + lower)}" fill="{colour}" '
+           f'fill-opacity="0.10" stroke="{colour}" stroke-opacity="0.25" stroke-width="0.5"/>',
+           f'<polyline class="line" data-entrant="{_e(n)}" points="{line}" fill="none" stroke="{colour}" '
+           f'stroke-width="2" stroke-dasharray="{dash}"><title>{_e(n)}</title></polyline>']
+    for i, r in enumerate(rows):
+        out.append(f'<circle cx="{x(r.season):.1f}" cy="{y(r.mu):.1f}" r="3" fill="{colour}"><title>'
+                   f'{_e(n)}, season {r.season}, version {r.version}: mu {r.mu:.2f} ± {BAND * r.sigma:.2f}'
+                   f'</title></circle>')
+        if i > 0 and r.version != rows[i - 1].version:
+            out.append(f'<text class="version" x="{x(r.season):.1f}" y="{y(r.mu) - 8:.1f}" font-size="12" '
+                       f'text-anchor="middle" font-weight="bold" fill="{colour}">v{r.version}</text>')
+    return out
+
+
+# ------------------------------------------------------------------------------------------- entrants
+def _entrants(db: LeagueStore, everyone: Sequence[Standing]) -> str:
+    """A card per entrant: owner and versions (bot shown without local paths), withdrawn ones marked."""
+    versions = db.versions()
+    out = []
+    for s in everyone:
+        ent = db.entrant(s.entrant)
+        mine = [v for v in versions if v.entrant == s.entrant]
+        vlist = "".join(f"<li>v{v.version}: <code>{_e(public_bot(v))}</code> · sha256 {_e(v.plugin_hash[:12])} · "
+                        f"{datetime.fromtimestamp(v.submitted).strftime('%Y-%m-%d')}</li>" for v in mine)
+        out.append(f'<div class="entrant" id="entrant-{_e(_slug(s.entrant))}"><h3>{_e(s.entrant)}'
+                   f'{"" if s.active else " " + _withdrawn_tag()}</h3>'
+                   f'<div class="muted">owner {_e(ent.owner if ent else "?")}</div><ul>{vlist}</ul></div>')
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------------------- head to head
+def _pair_file(a: str, b: str) -> str:
+    return "pairs/" + _file_name(a, b)
 
 
 def _matrix(names: Sequence[str], h2h: dict[tuple[str, str], HeadToHead], pages: set[tuple[str, str]]) -> str:
+    """Score ± half-width as text in every cell (not only in a tooltip), each a link to the pair's page."""
     rows = []
     for a in names:
         cells = [_e(a)]
@@ -206,9 +373,9 @@ def _matrix(names: Sequence[str], h2h: dict[tuple[str, str], HeadToHead], pages:
             else:
                 text = f"{x.score:.2f} ±{x.half_width:.2f}"
                 key = (a, b) if a < b else (b, a)
-                link = f'pairs/{_e(_slug(key[0]))}__{_e(_slug(key[1]))}.html' if key in pages else ""
-                label = f'{_e(a)} against {_e(b)}: {x.score:.3f} ± {x.half_width:.3f} over {x.blocks} deals'
-                cells.append(f'<a href="{link}" title="{label}">{text}</a>' if link else f'<span title="{label}">{text}</span>')
+                label = _e(f"{a} against {b}: {x.score:.3f} ± {x.half_width:.3f} over {x.blocks} deals")
+                cells.append(f'<a href="{_e(_pair_file(*key))}" title="{label}">{text}</a>' if key in pages
+                             else f'<span title="{label}">{text}</span>')
         rows.append(cells)
     return _table(["vs", *names], rows, "h2h", name_col=0).replace('<td class="">', '<td class="h2h">')
 
@@ -219,133 +386,183 @@ def _page(title: str, body: str) -> str:
             f"<body>{body}</body></html>\n")
 
 
-def _pair_pages(folder: Path, rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]],
-                names: Sequence[str], replays: dict[str, str], store_name: str, league: str) -> set[tuple[str, str]]:
+@dataclass(frozen=True)
+class Games:
+    """The finished seasons' games and what is needed to read them."""
+    rows: list[GameRow]
+    teams: Teams
+    store_name: str
+    local: LocalPaths
+
+
+def _replay_command(store_name: str, game_id: str) -> str:
+    return f"tute replay --store {shlex.quote(store_name)} {shlex.quote(game_id)}"
+
+
+def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[str, str],
+                league: str) -> set[tuple[str, str]]:
     """One page per pair of entrants that met: their games (at most ``PAIR_GAMES``), each with its
     result in words and its replay page or the command that shows it."""
     wanted = set(names)
-    games: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
+    together: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     counts: dict[tuple[str, str], int] = defaultdict(int)
-    for g in rows:
-        met = sorted({g.seats[t[0]] for t in teams[g.variant]} & wanted)
+    for g in games.rows:
+        met = sorted({g.seats[t[0]] for t in games.teams[g.variant]} & wanted)
         for i, a in enumerate(met):
             for b in met[i + 1:]:
                 counts[(a, b)] += 1
-                if len(games[(a, b)]) < PAIR_GAMES:
-                    games[(a, b)].append(g)
+                if len(together[(a, b)]) < PAIR_GAMES:
+                    together[(a, b)].append(g)
     (folder / "pairs").mkdir(exist_ok=True)
-    for (a, b), gs in games.items():
+    for (a, b), gs in together.items():
         lines = []
         for g in gs:
             shown = (f'<a href="../{_e(replays[g.id])}">replay</a>' if g.id in replays
-                     else f"<code>tute replay {_e(g.id)} --store {_e(store_name)}</code>")
-            lines.append([_e(g.id), _e(g.variant), str(g.round),
-                          _e(result_of(g.result, g.seats, teams[g.variant])), shown])
-        more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>tute games --entrant '
-                f'{_e(a)} --store {_e(store_name)}</code> lists them all.</p>' if counts[(a, b)] > len(gs) else "")
+                     else f"<code>{_e(_replay_command(games.store_name, g.id))}</code>")
+            result = scrub(result_of(g.result, g.seats, games.teams[g.variant]), games.local)
+            lines.append([_e(g.id), _e(g.variant), str(g.round), _e(result), shown])
+        more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>'
+                f'{_e(f"tute games --entrant {shlex.quote(a)} --store {shlex.quote(games.store_name)}")}</code> '
+                f"lists them all.</p>" if counts[(a, b)] > len(gs) else "")
         body = (f'<p><a href="../index.html">back to the report</a></p><h1>{_e(a)} and {_e(b)}</h1>'
-                f'<p class="muted">{_e(league)}: {counts[(a, b)]} games together.</p>{more}'
-                + _table(["game", "variant", "round", "result", "replay"], lines, "games", name_col=0))
-        (folder / "pairs" / f"{_slug(a)}__{_slug(b)}.html").write_text(_page(f"{a} and {b}", body), encoding="utf-8")
-    return set(games)
+                f'<p class="muted">{_e(league)}: {counts[(a, b)]} games together. A game without a replay page '
+                f"here is shown by the command given, run in the league's folder.</p>{more}"
+                + _table(["game", "variant", "round", "result", "replay"], lines, "games", name_col=0,
+                         text_cols=(3, 4)))
+        (folder / _pair_file(a, b)).write_text(_page(f"{a} and {b}", body), encoding="utf-8")
+    return set(together)
 
 
-def _replays(store: Store, season: Season, count: int, folder: Path) -> list[tuple[GameRow, str]]:
-    """Replay pages for the first game of the season's first ``count`` tables."""
-    out: list[tuple[GameRow, str]] = []
+def _first_of_tables(rows: Iterable[GameRow], count: int) -> list[GameRow]:
+    """The first game of each table, the variants taking turns (every variant gets its replays before
+    a variant gets a second), at most ``count``."""
+    firsts: dict[str, list[GameRow]] = defaultdict(list)
     seen: set[tuple[str, str, int, int]] = set()
-    for t in season.tournaments:
-        for g in store.iter_games(t):
-            if len(out) >= count:
-                return out
-            key = (g.tournament, g.variant, g.round, g.table)
-            if key in seen:
-                continue
+    for g in rows:
+        key = (g.tournament, g.variant, g.round, g.table)
+        if key not in seen:
             seen.add(key)
-            rel = f"replays/{_slug(g.id)}.html"
-            (folder / rel).write_text(replay_page(store.record(g.id), back="../index.html"), encoding="utf-8")
-            out.append((g, rel))
+            firsts[g.variant].append(g)
+    out: list[GameRow] = []
+    queues = [list(reversed(q)) for q in firsts.values()]
+    while len(out) < count and any(queues):
+        for q in queues:
+            if q and len(out) < count:
+                out.append(q.pop())
     return out
 
 
+def _replays(store: Store, season: Season, games: Games, count: int, folder: Path) -> list[tuple[GameRow, str]]:
+    """Replay pages for the first games of the season's tables (at most ``count``)."""
+    mine = set(season.tournaments)
+    out: list[tuple[GameRow, str]] = []
+    for g in _first_of_tables((g for g in games.rows if g.tournament in mine), count):
+        rel = "replays/" + _file_name(g.id)
+        (folder / rel).write_text(report_replay(store.record(g.id), games.local), encoding="utf-8")
+        out.append((g, rel))
+    return out
+
+
+def _read_games(lg: League, store: Store, seasons: Sequence[Season]) -> tuple[list[GameRow], Teams]:
+    """The seasons' games, and each variant's teams (from the config each season started with)."""
+    rows: list[GameRow] = []
+    teams: Teams = {}
+    for season in seasons:
+        scfg = lg.season_config(season)
+        teams.update({v.label: [tuple(t) for t in v.variant.teams] for v in scfg.variants})
+        for t in season.tournaments:
+            rows.extend(store.iter_games(t))
+    return rows, teams
+
+
+# ---------------------------------------------------------------------------------------------- report
 def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
-    """Write the report into ``out`` (``replays``: replay pages per season); returns index.html's path."""
+    """Write the report into ``out`` (``replays``: replay pages per season); returns index.html's path.
+    Pages an earlier report left in ``pairs/`` and ``replays/`` and this one does not link are removed."""
     folder = Path(out)
     (folder / "replays").mkdir(parents=True, exist_ok=True)
     cfg, db = lg.cfg, lg.db
-    k = cfg.rating.k
     seasons = [s for s in db.seasons() if s.finished is not None]
     current = standings(db, cfg)  # ranked among themselves
     gone = [s for s in standings(db, cfg, include_withdrawn=True) if not s.active]
-    everyone = current + gone
+    gone_names = {s.entrant for s in gone}
     divisions = cfg.divisions > 1 or any((s.division or 1) > 1 for s in current)
-    names = [s.entrant for s in current]
-    histories = {s.entrant: history(db, cfg, s.entrant) for s in everyone}
-    body = [f"<h1>{_e(cfg.name)}</h1>",
-            f'<p class="muted">{len(seasons)} seasons, {len(current)} entrants'
-            + (f", {len(gone)} withdrawn" if gone else "")
-            + f'; generated {datetime.now().strftime("%Y-%m-%d %H:%M")}. Rating = mu − {k:g} σ pooled over the '
-              f"variants (the table ranks by it); mu ± 2σ is the 95% interval of the skill; change since the "
-              f"previous season; form = place in its division in its last seasons.</p>",
-            "<h2>Standings</h2>", _standings_table(current, divisions, k)]
+    body = [_intro(cfg, seasons, current, gone), "<h2>Standings</h2>"]
     if len(cfg.labels) > 1:
-        for label in cfg.labels:
-            lines = variant_table(db, label, current, k)
-            body.append(f'<h3 id="variant-{_e(_slug(label))}">{_e(label)}</h3>')
-            body.append(_table(["rank", "entrant", "rating", "mu ± 2σ", "games", "W-D-L"], [
-                [str(i + 1), _e(v.entrant), f"{v.rating:.2f}", _interval(v.mu, v.sigma), str(v.games),
-                 f"{v.wins}-{v.draws}-{v.losses}"] for i, v in enumerate(lines)], "variant"))
-    if gone:
-        body.append('<h2 id="withdrawn">Withdrawn</h2><p class="muted">No longer entered: their last rating, not '
-                    'ranked.</p>')
-        body.append(_table(["entrant", "version", "rating", "mu ± 2σ", "games", "W-D-L"], [
-            [_e(s.entrant), str(s.version), f"{s.rating:.2f}", _interval(s.mu, s.sigma), str(s.games),
-             f"{s.wins}-{s.draws}-{s.losses}"] for s in gone], "withdrawn", name_col=0))
-    drawn = [s.entrant for s in sorted(everyone, key=lambda s: -s.rating)][:CHART_MAX]
-    body += ["<h2>Ratings over the seasons</h2>",
-             f'<p class="muted">Each line is an entrant\'s mu at the end of each season it played; the band '
-             f"around it is mu ± 2σ.{f' The {CHART_MAX} best are drawn.' if len(everyone) > CHART_MAX else ''}"
-             "</p>", rating_chart(histories, len(seasons), drawn), "<h2>Entrants</h2>"]
-    versions = db.versions()
-    for s in everyone:
-        ent = db.entrant(s.entrant)
-        mine = [v for v in versions if v.entrant == s.entrant]
-        vlist = "".join(f"<li>v{v.version}: <code>{_e(public_bot(v))}</code> · sha256 {_e(v.plugin_hash[:12])} · "
-                        f"{datetime.fromtimestamp(v.submitted).strftime('%Y-%m-%d')}</li>" for v in mine)
-        body.append(f'<div class="entrant" id="entrant-{_e(_slug(s.entrant))}"><h3>{_e(s.entrant)}</h3>'
-                    f'<div class="muted">owner {_e(ent.owner if ent else "?")}'
-                    f'{"" if s.active else " · withdrawn"}</div><ul>{vlist}</ul></div>')
+        body.append('<h3 id="variant-pooled">All variants pooled</h3>')
+    body.append(_standings_table(current, divisions))
+    body += _variant_tables(db, cfg, current, max((s.season for s in seasons), default=0))
+    body += [_withdrawn_section(gone), _chart_section(db, cfg, len(seasons), current + gone, gone_names),
+             "<h2>Entrants</h2>", _entrants(db, current + gone)]
     with Store(cfg.store, readonly=True) as store:
-        rows: list[GameRow] = []
-        teams: dict[str, list[tuple[int, ...]]] = {}
-        for season in seasons:
-            scfg = lg.season_config(season)
-            teams.update({v.label: [tuple(t) for t in v.variant.teams] for v in scfg.variants})
-            for t in season.tournaments:
-                rows.extend(store.iter_games(t))
-        pages = {season.season: _replays(store, season, replays, folder) for season in seasons}
-        written = {g.id: rel for ps in pages.values() for g, rel in ps}
-        body.append("<h2>Head to head</h2>")
-        if len(names) <= MATRIX_MAX:
-            pairs = _pair_pages(folder, rows, teams, names, written, cfg.store.name, cfg.name)
-            body += ['<p class="muted">Row\'s mean score against column over every season (1 win, 0.5 shared place, '
-                     "0 loss) ± the half-width of its 95% interval; a cell opens the games of the pair.</p>",
-                     _matrix(names, head_to_head(rows, teams), pairs)]
-        else:
-            body.append(f'<p class="muted">{len(names)} entrants: more than a matrix can show ({MATRIX_MAX}); '
-                        f"<code>tute leaderboard --matrix</code> on a season's tournament gives it.</p>")
-        body.append("<h2>Seasons</h2>")
-        for season in reversed(seasons):
-            table = standings(db, cfg, as_of=season.season)
-            links = "".join(f'<li><a href="{_e(rel)}">{_e(" v ".join(g.units))}</a> '
-                            f'<span class="muted">{_e(g.variant)}, round {g.round}, {_e(g.id)}</span></li>'
-                            for g, rel in pages[season.season])
-            when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")
-            body.append(f'<h3 id="season-{season.season}">Season {season.season} '
-                        f'<span class="muted">({when}, {len(season.tournaments)} division(s); games and W-D-L of this '
-                        f'season)</span></h3>{_standings_table(table, divisions, k)}'
-                        + (f"<details><summary>replays ({len(pages[season.season])})</summary><ul>{links}</ul>"
-                           f"</details>" if links else ""))
+        rows, teams = _read_games(lg, store, seasons)
+        games = Games(rows, teams, cfg.store.name, local_paths(cfg, db.versions()))
+        pages = {season.season: _replays(store, season, games, replays, folder) for season in seasons}
+    written = {g.id: rel for ps in pages.values() for g, rel in ps}
+    names = [s.entrant for s in current]
+    pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()
+    body += ["<h2>Head to head</h2>", _head_to_head(names, games, pairs), "<h2>Seasons</h2>"]
+    body += [_season(db, cfg, season, pages[season.season], divisions, gone_names) for season in reversed(seasons)]
+    _prune(folder, set(written.values()) | {_pair_file(a, b) for a, b in pairs})
     index = folder / "index.html"
     index.write_text(_page(f"{cfg.name}: league report", "".join(body)), encoding="utf-8")
     return index
+
+
+def _intro(cfg: LeagueConfig, seasons: Sequence[Season], current: Sequence[Standing],
+           gone: Sequence[Standing]) -> str:
+    """The league's name and how to read the tables."""
+    k = cfg.rating.k
+    return (f"<h1>{_e(cfg.name)}</h1>"
+            f'<p class="muted">{len(seasons)} seasons, {len(current)} entrants'
+            + (f', {len(gone)} withdrawn (<a href="#withdrawn">listed apart</a>)' if gone else "")
+            + f'; generated {datetime.now().strftime("%Y-%m-%d %H:%M")}. Rating = mu − {k:g} σ (the table ranks by '
+              f"it); mu ± 2σ is the 95% interval of the skill; change since the previous season; form = place in "
+              f"its division in its last seasons.</p>")
+
+
+def _chart_section(db: LeagueStore, cfg: LeagueConfig, seasons: int, everyone: Sequence[Standing],
+                   gone: AbstractSet[str]) -> str:
+    """The chart of the best ``CHART_MAX`` entrants, with a caption saying what the band is."""
+    drawn = [s.entrant for s in sorted(everyone, key=lambda s: -s.rating)][:CHART_MAX]
+    histories = {n: history(db, cfg, n) for n in drawn}
+    caption = (f"Each line is an entrant's mu (pooled over the variants) at the end of each season it played, "
+               f"the band around it mu ± {BAND}σ, its 95% interval; vN marks where a new version starts. The "
+               f"tables rank by the conservative rating mu − {cfg.rating.k:g}σ."
+               + (f" The {CHART_MAX} best are drawn." if len(everyone) > CHART_MAX else ""))
+    return (f"<h2>Ratings over the seasons</h2><figure><figcaption>{_e(caption)}</figcaption>"
+            f"{rating_chart(histories, seasons, drawn, gone)}</figure>")
+
+
+def _head_to_head(names: Sequence[str], games: Games, pairs: set[tuple[str, str]]) -> str:
+    """The matrix over every season, or why there is none."""
+    if len(names) > MATRIX_MAX:
+        return (f'<p class="muted">{len(names)} entrants: more than a matrix can show ({MATRIX_MAX}); '
+                f"<code>tute leaderboard --matrix</code> on a season's tournament gives it.</p>")
+    return ('<p class="muted">Row\'s mean score against column over every season (1 win, 0.5 shared place, '
+            "0 loss) ± the half-width of its 95% interval; a cell opens the games of the pair.</p>"
+            + _matrix(names, head_to_head(games.rows, games.teams), pairs))
+
+
+def _prune(folder: Path, kept: AbstractSet[str]) -> None:
+    """Remove the pages of an earlier report into the same folder that this one no longer links (a
+    pair or a replay gone, or named otherwise by an older version): only ``*.html`` of the report's
+    own subfolders."""
+    for sub in ("pairs", "replays"):
+        for page in (folder / sub).glob("*.html"):
+            if f"{sub}/{page.name}" not in kept:
+                page.unlink()
+
+
+def _season(db: LeagueStore, cfg: LeagueConfig, season: Season, pages: Sequence[tuple[GameRow, str]],
+            divisions: bool, gone: AbstractSet[str]) -> str:
+    """A past season: its table as it ended, and links to its replay pages."""
+    table = standings(db, cfg, as_of=season.season)
+    links = "".join(f'<li><a href="{_e(rel)}">{_e(" v ".join(g.units))}</a> '
+                    f'<span class="muted">{_e(g.variant)}, round {g.round}, {_e(g.id)}</span></li>'
+                    for g, rel in pages)
+    when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")
+    return (f'<h3 id="season-{season.season}">Season {season.season} '
+            f'<span class="muted">({when}, {len(season.tournaments)} division(s); games and W-D-L of this '
+            f'season)</span></h3>{_standings_table(table, divisions, gone)}'
+            + (f"<details><summary>replays ({len(pages)})</summary><ul>{links}</ul></details>" if links else ""))
