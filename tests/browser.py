@@ -65,3 +65,23 @@ def browser(width: int = 1280, height: int = 800) -> Iterator[Any]:
             yield _Browser()
         finally:
             b.close()
+
+
+#: every visible text's contrast against its background (WCAG AA asks 4.5:1): the failures, as
+#: [tag, text, ratio], for ``page.evaluate``
+CONTRAST = """() => {
+  const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => +x / 255)
+      .map(x => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const bg = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor;
+      if (c && !c.endsWith(", 0)") && c !== "transparent") return c; } return "rgb(255, 255, 255)"; };
+  const out = [];
+  for (const e of document.querySelectorAll("body *")) {
+    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (!e.getClientRects().length) continue;
+    const a = lum(getComputedStyle(e).color), b = lum(bg(e));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    if (ratio < 4.5) out.push([e.tagName, e.textContent.slice(0, 20), ratio.toFixed(2)]);
+  }
+  return out;
+}"""

@@ -19,7 +19,7 @@ from bots.random_bot import RandomBot
 from leagues.records.replay_html import replay_page
 from leagues.records.wording import suit_word
 
-from browser import browser
+from browser import CONTRAST, browser
 
 ACTING = {"play", "declare", "deal_tute", "auction", "trump", "exchange"}
 
@@ -210,24 +210,6 @@ def test_nothing_from_a_record_runs_as_script_and_names_show_as_typed(tmp_path: 
             assert "<img src=x" in page.text("#result")
             assert page.title().startswith("tute-arena: game </script>")
             assert page.errors == []
-
-
-CONTRAST = """() => {
-  const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => +x / 255)
-      .map(x => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
-  const bg = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor;
-      if (c && !c.endsWith(", 0)") && c !== "transparent") return c; } return "rgb(255, 255, 255)"; };
-  const out = [];
-  for (const e of document.querySelectorAll("body *")) {
-    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
-    if (!e.getClientRects().length) continue;
-    const a = lum(getComputedStyle(e).color), b = lum(bg(e));
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    if (ratio < 4.5) out.push([e.tagName, e.textContent.slice(0, 20), ratio.toFixed(2)]);
-  }
-  return out;
-}"""
 
 
 @pytest.mark.parametrize("variant,want", [("tute-2", ""), ("tute-4-pairs", ""), ("subastado", ""), ("cabron", "pairs")])

@@ -26,7 +26,7 @@ from leagues.league.report import (_file_name, _slug, local_paths, public_bot, r
 from leagues.league.store import LeagueStore, Version
 from leagues.tournament.store import Store
 
-from browser import browser
+from browser import CONTRAST, browser
 from league_util import tute, write_league
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,25 +38,6 @@ HOSTILE_OWNER = '<img src=x onerror="alert(1);window.pwned=1"><script>window.pwn
 HOSTILE_ARG = "--tag=<img src=x onerror=alert(3)>'\""
 SECRET_DIR = "secretdir4711"
 REPLAYS = 2
-
-#: every visible text's contrast against its background (WCAG AA asks 4.5:1); our own copy, so that
-#: the replay page's tests can change freely
-CONTRAST = """() => {
-  const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => +x / 255)
-      .map(x => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
-  const bg = e => { for (; e; e = e.parentElement) { const c = getComputedStyle(e).backgroundColor;
-      if (c && !c.endsWith(", 0)") && c !== "transparent") return c; } return "rgb(255, 255, 255)"; };
-  const out = [];
-  for (const e of document.querySelectorAll("body *")) {
-    if (![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
-    if (!e.getClientRects().length) continue;
-    const a = lum(getComputedStyle(e).color), b = lum(bg(e));
-    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
-    if (ratio < 4.5) out.push([e.tagName, e.textContent.slice(0, 20), ratio.toFixed(2)]);
-  }
-  return out;
-}"""
 
 
 @pytest.fixture(scope="module")

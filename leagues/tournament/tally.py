@@ -251,9 +251,9 @@ class Tally:
 
     @classmethod
     def load(cls, db: sqlite3.Connection, tournament: str, rc: RatingConfig,
-             teams: Mapping[str, Sequence[Sequence[int]]], scopes: Iterable[str] | None = None,
+             teams: Mapping[str, Sequence[Sequence[int]]],
              priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> "Tally | None":
-        """The stored tally of ``tournament`` (only ``scopes`` if given), or None if it has none (a store
+        """The stored tally of ``tournament``, or None if it has none (a store
         written before tallies, or a tournament with no game folded yet)."""
         try:
             mark = db.execute("SELECT round, variant_index, tbl, deal, rotation, games FROM watermarks "
@@ -265,10 +265,6 @@ class Tally:
         out = cls(tournament, rc, teams, priors)
         out.watermark, out.games = tuple(mark[:5]), mark[5]  # type: ignore[assignment]
         where, args = "tournament = ?", [tournament]
-        if scopes is not None:
-            wanted = list(scopes)
-            where += f" AND scope IN ({','.join('?' * len(wanted))})"
-            args += wanted
         for key, n, mu, sigma, rated, *c in db.execute(
                 f"SELECT scope, entrant, mu, sigma, rated, games, wins, draws, losses, points, forfeits "
                 f"FROM tallies WHERE {where}", args):
@@ -300,15 +296,12 @@ def _rating(rater: Rater, name: str) -> tuple[float | None, float | None]:
 
 
 def fold(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
-         priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None, tournament: str = "",
-         deals: Mapping[str, tuple[int, ForfeitList]] | None = None) -> Tally:
+         priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> Tally:
     """A fresh tally of ``rows`` (any order in, schedule order applied): the full recomputation. Rows
-    of several tournaments (a league's season) fold one tournament after the other. ``deals``: a
-    match's deals and forfeits by game id."""
-    tally = Tally(tournament, rc, teams, priors)
-    extra = deals or {}
+    of several tournaments (a league's season) fold one tournament after the other."""
+    tally = Tally("", rc, teams, priors)
     for row in sorted(rows, key=lambda r: (r.tournament, r.order)):
-        tally.add(row, *extra.get(row.id, (1, None)), ordered=False)
+        tally.add(row, ordered=False)
     return tally
 
 

@@ -18,7 +18,7 @@ from arena import GameResult
 
 from leagues.tournament.config import TournamentConfig
 from leagues.tournament.forfeits import row_forfeits
-from leagues.tournament.leaderboard import landed
+from leagues.tournament.leaderboard import landed, tally_of
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import ROW_RESULT, GameRow, Store, StoreError, names_json
 from leagues.tournament.tally import ForfeitList, Tally
@@ -100,9 +100,7 @@ class Watermark:
         foresaw) make the tally the fold of every stored game instead, saved as such."""
         self.advance()
         if self.waiting or self.queue:
-            self.tally = Tally(self.name, self.tally.rc, self.tally.teams, self.tally.priors)
-            for row in self.store.iter_games(self.name):
-                self.tally.add(row, *landed(self.store, row))
+            self.tally = tally_of(self.store, self.name, recompute=True)
             self.waiting.clear()
             self.queue.clear()
             with self.store.transaction():
