@@ -151,13 +151,14 @@ class GameRecord:
 #: the record's own fields, in the order they are written; anything else is kept in ``extra``
 _FIELDS = ("format", "id", "variant", "options", "seed", "dealer", "seats", "teams", "deck", "hands", "stock",
            "trump_card", "actions", "result")
-_OPTIONS_JSON: dict[tuple[tuple[str, Any], ...], str] = {}
+_OPTIONS_JSON: dict[tuple[tuple[str, type, Any], ...], str] = {}
 
 
 def _options_json(options: dict[str, Any]) -> str:
     """A variant's options as JSON, remembered: a tournament has a handful of rule sets and writes
-    each thousands of times."""
-    key = tuple(options.items())
+    each thousands of times. The key holds each value's type: ``0 == False`` and ``1 == True`` in Python,
+    but not in JSON."""
+    key = tuple((k, type(v), v) for k, v in options.items())
     text = _OPTIONS_JSON.get(key)
     if text is None:
         text = compact(options)

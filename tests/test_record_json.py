@@ -72,3 +72,12 @@ def test_list_helpers() -> None:
     assert strs(names) == json.dumps(names, separators=(",", ":"))
     assert strs([]) == "[]" and ints([]) == "[]"
     assert ints([3, -1, 2**65]) == json.dumps([3, -1, 2**65], separators=(",", ":"))
+
+
+def test_options_equal_in_python_but_not_in_json_encode_apart() -> None:
+    """``0 == False``: the encoder's memo of option texts must not serve one for the other."""
+    v = VARIANTS["tute-2"]
+    record = play_game(v, shuffled_deck(v, 1), 0, [RandomBot(1), RandomBot(2)], seed=1)
+    for value in (False, 0, True, 1, 1.0, 0.0):
+        record.options = dict(v.options(), extra=value)
+        assert record.encode() == reference(record), value
