@@ -377,7 +377,9 @@ class Executor:
         self.stopped = True
         for proc in self.procs:
             if proc.is_alive():
-                proc.terminate()
+                # SIGKILL, not SIGTERM: a worker still starting up has the parent's SIGTERM handler (the
+                # CLI's, which raises) until its main resets it, and printed a traceback when hit there
+                proc.kill()
         for proc in self.procs:
             proc.join(5)
         for conn in self.conns:
