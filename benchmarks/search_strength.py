@@ -1,17 +1,25 @@
-"""Strength of ``search`` against another bot over duplicate deals, with a 95% interval.
+"""Strength of ``search`` (and of the ``oracle`` ceiling) against another bot over duplicate deals.
 
-    python benchmarks/search_strength.py [--variant tute-2] [--deals 2000] [--opponent greedy]
-                                         [--workers 2] [--seed 0] [--param worlds=24 ...]
+    python benchmarks/search_strength.py [--variant tute-2 ... | --variant all] [--deals 2000]
+                                         [--opponent greedy] [--oracle] [--workers 2] [--seed 0]
+                                         [--param worlds=24 ...]
 
-Each deal (deck order and dealer from the seed and the deal number) is played twice with the sides
-swapped: in ``tute-2`` search sits at seat 0 then seat 1; in a pairs variant search takes both seats of
-one side, then of the other. The deal's *block score* is search's mean score over its two games (1 a
-win, 0.5 a shared first place, 0 a loss), so the luck of the cards cancels; the mean over blocks is the
-score, and its 95% interval is mean +- 1.96 * sd / sqrt(blocks) (normal approximation, blocks are
-independent). Also printed: forfeits, search's mean and maximum milliseconds per searched decision,
-how many decisions stopped at ``max_ms`` (each such move depends on the machine's speed) and the wall
-time. Games run in a ``multiprocessing`` pool; each deal is a pure function of (seed, deal number), so
-the figures do not depend on the number of workers.
+Each deal (deck order and dealer from the seed and the deal number) is played once per seat rotation:
+search at each seat in turn (a dealer who sits out is skipped), or in a pairs variant holding both
+seats of one side, then of the other; every other seat is the opponent bot. A game's score is search's
+*pairwise* score against every seat of another side: 1 for each it ranks above, 0.5 level, 0 below
+(in a two-sided game: 1 a win, 0.5 a shared first place, 0 a loss; in cabrón, where the deal has a
+loser, staying out of it against each opponent that did not). Two equal bots score 0.5 by symmetry,
+in every variant. The deal's *block score* is the mean over its rotations, so the luck of the cards
+cancels; the mean over blocks is the score, and its 95% interval is mean +- 1.96 * sd / sqrt(blocks)
+(normal approximation, blocks are independent).
+
+With ``--oracle`` the same rotations of the same deals are played again by ``oracle`` (``bots/oracle.py``:
+the same search given the real hidden cards), and the share of the gap search closes is printed:
+``(search - 0.5) / (oracle - 0.5)``. Also: forfeits, search's mean and maximum milliseconds per searched
+decision, how many decisions stopped at the time budget (each such move depends on the machine's speed)
+and the wall time. Games run in a ``multiprocessing`` pool; each deal is a pure function of (seed, deal
+number), so the figures do not depend on the number of workers.
 """
 
 from __future__ import annotations
@@ -27,9 +35,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
+from arena import VARIANTS, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.hosting import make_bot  # noqa: E402
+from arena.result import GameResult  # noqa: E402
+from arena.variants import Variant  # noqa: E402
 
+from bots.oracle import OracleBot, play_open  # noqa: E402
+from bots.playout import pairwise  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
 _BUILTIN = {"greedy": "bots.greedy:GreedyBot", "random": "bots.random_bot:RandomBot",
@@ -41,64 +53,111 @@ def _make(name: str) -> Any:
     return make_bot(_BUILTIN.get(name, name) if ":" not in name else name)
 
 
-def play_block(args: tuple[str, str, int, int, dict[str, Any]]) -> dict[str, Any]:
-    """Both games of one duplicate deal; search's block score, ms per searched move, forfeits."""
-    variant_name, opponent, seed, deal, params = args
+def rotations(v: Variant, dealer: int) -> list[set[int]]:
+    """The seats search holds in each game of a deal: one side of a pairs variant after the other, else
+    each seat in turn (not a dealer who sits the deal out)."""
+    if v.pairs:
+        return [set(team) for team in v.teams]
+    return [{s} for s in range(v.players) if not (v.sits_out and s == dealer)]
+
+
+def seat_score(v: Variant, ranks: tuple[int, ...], seat: int) -> float:
+    """``seat``'s score against every seat of another side (``bots.playout.pairwise`` over the sides)."""
+    side = next(t for t, team in enumerate(v.teams) if seat in team)
+    return pairwise([ranks[team[0]] for team in v.teams], side)
+
+
+def play_block(args: tuple[str, str, int, int, dict[str, Any], bool]) -> dict[str, Any]:
+    """Every rotation of one duplicate deal, by search and (``oracle``) by the oracle."""
+    variant_name, opponent, seed, deal, params, oracle = args
     v = get_variant(variant_name)
     n = v.players
     game_seed = derive_seed("search-strength", variant_name, seed, deal)
     deck = shuffled_deck(v, game_seed)
     dealer = deal % n
-    score = 0.0
-    forfeits = 0
-    searched = 0
-    seconds = 0.0
-    slowest = 0.0
-    capped = 0
-    for side in (0, 1):
-        # pairs: search holds both seats of one side; otherwise one seat, the rest are opponents
-        mine = {side, side + 2} if v.pairs else {side}
-        players = [SearchBot(**params) if s in mine else _make(opponent) for s in range(n)]
-        rec = play_game(v, deck, dealer, players, game_id=f"strength/{deal}/{side}", seed=game_seed,
-                        names=["search" if s in mine else opponent for s in range(n)])
-        r = rec.result
-        if r.ranks[side] == 0:
-            first_sides = {t for t, team in enumerate(v.teams) if r.ranks[team[0]] == 0}
-            score += 1.0 if len(first_sides) == 1 else 0.5
-        if r.forfeit is not None:
-            forfeits += 1
-        for s in mine:
-            searched += players[s].searched
-            seconds += players[s].search_seconds
-            slowest = max(slowest, players[s].search_max)
-            capped += players[s].capped
-    return {"deal": deal, "score": score / 2, "forfeits": forfeits, "searched": searched, "seconds": seconds,
-            "slowest": slowest, "capped": capped}
+    out: dict[str, Any] = {"deal": deal, "forfeits": 0, "searched": 0, "seconds": 0.0, "slowest": 0.0,
+                           "capped": 0}
+    for kind in ("search", "oracle") if oracle else ("search",):
+        score = 0.0
+        games = rotations(v, dealer)
+        for k, mine in enumerate(games):
+            bot = SearchBot if kind == "search" else OracleBot
+            players = [bot(**params) if s in mine else _make(opponent) for s in range(n)]
+            names = [kind if s in mine else opponent for s in range(n)]
+            gid = f"strength/{deal}/{k}"
+            if kind == "search":
+                result: GameResult = play_game(v, deck, dealer, players, game_id=gid, seed=game_seed,
+                                               names=names).result
+            else:
+                st = play_open(v, deck, dealer, players, game_id=gid, seed=game_seed, names=names)
+                assert st.result_ is not None
+                result = st.result_
+            score += seat_score(v, result.ranks, min(mine))
+            if result.forfeit is not None:
+                out["forfeits"] += 1
+            if kind == "search":
+                for s in mine:
+                    out["searched"] += players[s].searched
+                    out["seconds"] += players[s].search_seconds
+                    out["slowest"] = max(out["slowest"], players[s].search_max)
+                    out["capped"] += players[s].capped
+        out[kind] = score / len(games)
+    return out
 
 
-def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
-    scores = [r["score"] for r in results]
+def _interval(scores: list[float]) -> tuple[float, float, float]:
     k = len(scores)
     mean = sum(scores) / k
     var = sum((x - mean) ** 2 for x in scores) / (k - 1) if k > 1 else 0.0
     half = 1.96 * math.sqrt(var / k) if k > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
+def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
+    mean, low, high = _interval([r["search"] for r in results])
     searched = sum(r["searched"] for r in results)
     ms = 1000 * sum(r["seconds"] for r in results) / searched if searched else 0.0
-    return {"deals": k, "games": 2 * k, "score": mean, "low": mean - half, "high": mean + half,
-            "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched,
-            "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results)}
+    out = {"deals": len(results), "score": mean, "low": low, "high": high,
+           "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched,
+           "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results)}
+    if all("oracle" in r for r in results):
+        o, o_low, o_high = _interval([r["oracle"] for r in results])
+        out.update(oracle=o, oracle_low=o_low, oracle_high=o_high,
+                   gap_closed=(mean - 0.5) / (o - 0.5) if o != 0.5 else float("nan"))
+    return out
+
+
+def run(variant: str, a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
+    jobs = [(variant, a.opponent, a.seed, d, params, a.oracle) for d in range(a.deals)]
+    started = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    with mp.Pool(a.workers) as pool:
+        for i, r in enumerate(pool.imap_unordered(play_block, jobs, chunksize=2), 1):
+            results.append(r)
+            if i % 100 == 0:
+                s = summarize(results)
+                print(f"  {variant} {i} deals: score {s['score']:.4f} [{s['low']:.4f}, {s['high']:.4f}]"
+                      + (f" oracle {s['oracle']:.4f}" if "oracle" in s else "")
+                      + f" {s['ms_per_move']:.1f} ms/move (max {s['max_ms']:.0f}), forfeits {s['forfeits']}, "
+                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+    s = summarize(sorted(results, key=lambda r: r["deal"]))
+    s.update(variant=variant, opponent=a.opponent, seed=a.seed, params=params,
+             seconds=round(time.perf_counter() - started, 1), workers=a.workers)
+    return s
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variant", default="tute-2")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="a preset (repeatable), or all (every preset); default tute-2")
     ap.add_argument("--deals", type=int, default=2000)
     ap.add_argument("--opponent", default="greedy")
+    ap.add_argument("--oracle", action="store_true", help="also play the oracle on the same deals")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="SearchBot parameter (JSON value), e.g. --param worlds=48")
-    ap.add_argument("--json", action="store_true", help="print the summary as JSON")
+    ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
     params: dict[str, Any] = {}
     for p in a.param:
@@ -107,29 +166,23 @@ def main(argv: list[str] | None = None) -> None:
             params[key] = json.loads(value)
         except json.JSONDecodeError:
             params[key] = value
-    jobs = [(a.variant, a.opponent, a.seed, d, params) for d in range(a.deals)]
-    started = time.perf_counter()
-    results: list[dict[str, Any]] = []
-    with mp.Pool(a.workers) as pool:
-        for i, r in enumerate(pool.imap_unordered(play_block, jobs, chunksize=4), 1):
-            results.append(r)
-            if i % 100 == 0:
-                s = summarize(results)
-                print(f"  {i} deals: score {s['score']:.4f} [{s['low']:.4f}, {s['high']:.4f}] "
-                      f"{s['ms_per_move']:.1f} ms/move (max {s['max_ms']:.0f}), forfeits {s['forfeits']}, "
-                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
-    elapsed = time.perf_counter() - started
-    s = summarize(sorted(results, key=lambda r: r["deal"]))
-    s.update(variant=a.variant, opponent=a.opponent, seed=a.seed, params=params, seconds=round(elapsed, 1),
-             workers=a.workers)
-    if a.json:
-        print(json.dumps(s))
-        return
-    print(f"{a.variant}: search vs {a.opponent}, {s['deals']} duplicate deals ({s['games']} games), "
-          f"seed {a.seed}, params {params or 'default'}")
-    print(f"score {s['score']:.4f}  95% interval [{s['low']:.4f}, {s['high']:.4f}]  forfeits {s['forfeits']}")
-    print(f"search: {s['ms_per_move']:.1f} ms per searched move (max {s['max_ms']:.0f} ms, "
-          f"{s['capped']} stopped at max_ms) over {s['searched_moves']} moves; wall {elapsed:.1f} s with {a.workers} workers")
+    variants = a.variant or ["tute-2"]
+    if "all" in variants:
+        variants = list(VARIANTS)
+    for name in variants:
+        s = run(name, a, params)
+        if a.json:
+            print(json.dumps(s), flush=True)
+            continue
+        print(f"{name}: search vs {a.opponent}, {s['deals']} duplicate deals, seed {a.seed}, "
+              f"params {params or 'default'}")
+        print(f"  score {s['score']:.4f}  95% interval [{s['low']:.4f}, {s['high']:.4f}]  forfeits {s['forfeits']}")
+        if "oracle" in s:
+            print(f"  oracle {s['oracle']:.4f}  95% interval [{s['oracle_low']:.4f}, {s['oracle_high']:.4f}]  "
+                  f"gap closed {s['gap_closed']:.2f}")
+        print(f"  search: {s['ms_per_move']:.1f} ms per searched move (max {s['max_ms']:.0f} ms, "
+              f"{s['capped']} stopped at the time budget) over {s['searched_moves']} moves; "
+              f"wall {s['seconds']:.1f} s with {a.workers} workers", flush=True)
 
 
 if __name__ == "__main__":

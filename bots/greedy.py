@@ -42,6 +42,11 @@ class GreedyBot:
 
     name = "greedy"
 
+    @staticmethod
+    def plays_by(v: Any) -> str:
+        """How it plays ``v`` (``tute bots list``): by its rules, everywhere."""
+        return "by rule"
+
     def __init__(self, trump_for_points: int = 10, cabron_stop: int = 55) -> None:
         #: in the pile phase, trump a led card only if it is worth at least this many points
         self.trump_for_points = trump_for_points

@@ -18,17 +18,17 @@ then lets every seat follow the policy below, declarations included, to the end 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from arena import PlayerView
 from arena import rules as R
 from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK
-from arena.rules import BEATS, ELEVENS, Rules
+from arena.rules import BEATS, ELEVENS, TRUMP_MASK, Rules
 
-#: per trump suit, a sort key per card: lower = cheaper to give away (non-trumps first, then by points,
-#: then by strength)
+#: per trump suit (``NO_SUIT`` included: no card is a trump), a sort key per card: lower = cheaper to give
+#: away (non-trumps first, then by points, then by strength)
 CHEAP: tuple[tuple[int, ...], ...] = tuple(
-    tuple((1000 if SUIT[c] == t else 0) + POINTS[c] * 16 + STRENGTH[c] for c in range(40)) for t in range(4))
+    tuple((1000 if SUIT[c] == t else 0) + POINTS[c] * 16 + STRENGTH[c] for c in range(40)) for t in range(5))
 
 
 def supports(v: Any) -> bool:
@@ -76,17 +76,29 @@ class Outcome:
         self.tute = tute
 
     def value(self, r: Rules, seat: int, margin_weight: float) -> float:
-        """For ``seat``'s side: 1 a win (0.5 a shared first place) + ``margin_weight`` * margin / 130."""
+        """For ``seat``'s side: its ``pairwise`` score (with two sides: 1 a win, 0.5 a shared first
+        place, 0 a loss) + ``margin_weight`` * margin over the best other side / 130."""
         side = r.team[seat]
         if self.tute >= 0:
-            return 1.0 if r.team[self.tute] == side else 0.0
+            won = r.team[self.tute]
+            return pairwise([0 if t == won else 1 for t in range(len(r.teams))], side)
         sides = [sum(self.points[s] for s in t) for t in r.teams]
         ranks = R.points_ranks(r, sides, r.team[self.last])
-        win = 0.0
-        if ranks[side] == 0:
-            win = 1.0 if ranks.count(0) == 1 else 0.5
         other = max(p for t, p in enumerate(sides) if t != side)
-        return win + margin_weight * (sides[side] - other) / 130.0
+        return pairwise(ranks, side) + margin_weight * (sides[side] - other) / 130.0
+
+
+def pairwise(side_ranks: Sequence[int], side: int) -> float:
+    """``side``'s score against every other side, averaged: 1 ranked above it, 0.5 level, 0 below (0
+    ranks first). Two equal players score 0.5 in every variant; with two sides it is 1 a win, 0.5 a
+    shared first place, 0 a loss. What ``search`` maximises and ``benchmarks/search_strength.py``
+    reports."""
+    mine = side_ranks[side]
+    total = 0.0
+    for t, rank in enumerate(side_ranks):
+        if t != side:
+            total += 1.0 if mine < rank else 0.5 if mine == rank else 0.0
+    return total / (len(side_ranks) - 1)
 
 
 def cheapest(mask: int, key: tuple[int, ...]) -> int:
@@ -141,7 +153,7 @@ def lead_card(mask: int, alive: int, trump: int, strict: bool, sung: int) -> int
     else the cheapest card that is not half of an unsung cante."""
     cheap = CHEAP[trump]
     if strict:
-        m = mask & ~SUIT_MASK[trump]
+        m = mask & ~TRUMP_MASK[trump]
         best = -1
         while m:
             low = m & -m
@@ -165,7 +177,7 @@ def follow_card(mask: int, hand: int, trick: list[int], last: bool, partner_wins
     win with the led suit when it is worth it (the weakest winner, the dearest when last to play),
     trump when strict or for 10 points or more, otherwise throw the cheapest card."""
     cheap = CHEAP[trump]
-    tmask = SUIT_MASK[trump]
+    tmask = TRUMP_MASK[trump]
     if partner_wins and (last or best_trump >= 0):
         over = mask & BEATS[trump][best_trump if best_trump >= 0 else best_led]
         give = mask & ~over & ~tmask or mask & ~over or mask

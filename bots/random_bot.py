@@ -29,6 +29,13 @@ class RandomBot:
     ``(high 32 bits * n) >> 32``: uniform to within n / 2^32, far below anything a deal can show.
     """
 
+    name = "random"
+
+    @staticmethod
+    def plays_by(v: Any) -> str:
+        """How it plays ``v`` (``tute bots list``): at random, everywhere."""
+        return "at random"
+
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         own = seed if isinstance(seed, int) else zlib.crc32(str(seed).encode())

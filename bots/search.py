@@ -1,4 +1,4 @@
-"""``search``: determinized search, the strong reference bot (issue #7).
+"""``search``: determinized search, the strong reference bot (issue #7), in every variant.
 
 How it decides, in order:
 
@@ -6,73 +6,94 @@ How it decides, in order:
    (the 7 or 2 of trumps for a better trump card, and the window stays open); a cante is always sung
    (the rules already offer the 40 first when it is due); a declaration turn with nothing worth doing
    passes. None of these can cost points, so searching them would only spend time.
-2. **Exact endgame.** Two players once the pile is gone: every card not seen by the bot is in the other
+2. **The auction by simulation** (subastado): the hand is played out as the declarer in each trump suit
+   over ``bid_worlds`` sampled deals (``bots/bidding.py``); the bot raises by the lowest step while the
+   bid stays within what the hand made in ``bid_confidence`` of them, and names the suit most likely to
+   make the contract.
+3. **Exact endgame.** Two players once the pile is gone: every card not seen by the bot is in the other
    hand, so the rest of the deal is a perfect-information game. Alpha-beta over the remaining tricks
    (strict duties, a cante sung by every trick winner that can, Tute, the last-trick ten) maximises
    first the win (ties go to the last-trick winner, as the referee rules) and then the point margin.
-   A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 3.
-3. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, the hidden cards are dealt
+   A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 4.
+4. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, the hidden cards are dealt
    at random consistently with everything the seat knows (``view.knowledge.deal_unseen``: own hand
    exact, known cards placed, shown voids respected, the rest shuffled), each legal card is played in
-   that same world and the deal is finished by a fast playout policy for every seat (``bots/playout.py``:
-   "win it cheaply or throw low, feed a winning partner, sing and exchange whenever possible" on
-   bitmasks, with a little randomness). The card with the best total over the same worlds (common
-   random numbers) wins; value = 1 for a won deal (0.5 for a shared first place) plus ``margin_weight``
-   times the point margin over the best other side / 130, so that among equally safe moves it prefers
-   the one that scores more.
+   that same world and the deal is finished by a fast playout policy for every seat, and the card with
+   the best total over the same worlds (common random numbers) wins. Where the bitmask playouts model
+   the variant (``bots/playout.py``: trump from a card, most points win) they finish the deal; elsewhere
+   (subastado, cabrón, cabrero, options that move the declaration windows) the referee itself does
+   (``bots/referee_playout.py``). Value: 1 for a won deal (0.5 for a shared first place; in the variants
+   with more sides, the pairwise score against every other side) plus ``margin_weight`` times the point
+   margin over the best other side / 130 where points decide.
 
-Phases or variants it does not understand (anything whose legal actions are not plays and declarations
-of the kinds above) fall back to the first legal action, which the referee guarantees is legal.
+Phases it does not understand fall back to ``pass`` or the first legal action, which the referee
+guarantees is legal.
 
-Determinism: the RNG is reseeded from the game seed and the seat in ``new_game`` (like ``random``), and
-the budget is counted in worlds, so a game replays identically. ``max_ms`` is only a safety net against
-the move time limit, counted in CPU time so that a loaded machine does not trip it; the default budget
-stays far below it (a move that hit it would depend on the machine's speed, and the benchmark counts
-them).
+Time: a decision stops sampling worlds at ``max_ms`` (wall clock), or earlier when the host told the
+move limit in ``new_game`` (``time_ms``): then at that limit less a margin (a quarter of it, at least
+20 ms), so that ``search`` plays at the speed of any tournament. It is anytime: every world sampled
+counts, at least one is. Determinism: the RNG is reseeded from the game seed and the seat in
+``new_game`` (like ``random``), and the budget is counted in worlds, so a game replays identically
+unless a decision hit the time limit (the benchmark counts those: ``capped``).
 
 Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     seed (0): mixed into the per-game RNG seed.
     worlds (192): sampled worlds per decision, every legal card tried in each. Strength grows with it up
         to about this many (tute-2 against greedy: 53% at 24, 61% at 64, 65% at 192); past it pairs
         gained nothing (384 worlds: -1%, within the noise).
-    max_ms (400): stop sampling worlds after this many CPU milliseconds of one decision.
+    max_ms (400): stop sampling worlds after this many milliseconds of one decision.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
     margin_weight (0.25): weight of the point margin against the win in a playout's value.
     endgame (True): exact alpha-beta in the two-player endgame.
     endgame_nodes (200000): alpha-beta node budget per decision before falling back to PIMC.
+    bid_worlds (32): sampled deals for the auction's estimate.
+    bid_confidence (0.6): the share of those deals a bid must be made in.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from typing import Any
+from typing import Any, Callable
 
 from arena import PlayerView
+from arena import actions as A
 from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, cards_list as _cards
+from arena.state import GameState
 
 from arena import rules as R
 from arena.rules import BEATS, Rules
 
-from .greedy import GreedyBot
+from . import bidding, referee_playout
 from .playout import Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 WIN = 1000  # endgame value of a won deal, above any point margin
+#: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
+LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
 
 
 class _Abort(Exception):
     """The endgame search ran over its node budget."""
 
 
+def plays_by(v: Any) -> str:
+    """How ``search`` plays ``v`` (``tute bots list``): by search in every variant (which playouts finish
+    its worlds, bitmask or referee, is its own business: ``playout.supports``)."""
+    return "by search"
+
+
 class SearchBot:
-    """Declarations by rule, exact two-player endgames, PIMC over sampled worlds elsewhere."""
+    """Declarations by rule, the auction by simulation, exact two-player endgames, PIMC elsewhere."""
 
     name = "search"
+    plays_by = staticmethod(plays_by)
 
     def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
-                 margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000) -> None:
+                 margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
+                 bid_worlds: int = 32, bid_confidence: float = 0.6,
+                 clock: Callable[[], float] | None = None) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.max_ms = float(max_ms)
@@ -80,33 +101,43 @@ class SearchBot:
         self.margin_weight = float(margin_weight)
         self.endgame = bool(endgame)
         self.endgame_nodes = int(endgame_nodes)
+        self.bid_worlds = max(1, int(bid_worlds))
+        self.bid_confidence = float(bid_confidence)
+        #: seconds, monotonic; a test passes a fake one
+        self.clock: Callable[[], float] = clock or time.perf_counter
         self.rng = random.Random(seed)
-        #: decisions searched and their total CPU time, for benchmarks (ms/move)
+        #: the move limit the host told in ``new_game`` (``time_ms``), None when it told none
+        self.time_ms: float | None = None
+        #: this deal's auction estimate (per suit, the side's points in each world), made once
+        self._estimate: list[list[int]] | None = None
+        #: decisions searched and their total time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
-        #: the slowest searched decision (CPU seconds) and how many decisions stopped at ``max_ms``
+        #: the slowest searched decision (seconds) and how many decisions stopped at the time budget
         self.search_max = 0.0
         self.capped = 0
-        #: the variants its world sampling does not model yet (auction, cabrón's changing trump, a seat
-        #: sitting out, deals with losers) are played by greedy's rules
-        self._fallback = GreedyBot()
-
-    @staticmethod
-    def searchable(v: Any) -> bool:
-        """The variants its worlds and playouts model; the others are played by greedy's rules."""
-        return supports(v)
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
-        self._fallback.new_game(info)
+        limit = info.get("time_ms")
+        self.time_ms = float(limit) if isinstance(limit, (int, float)) and limit > 0 else None
+        self._estimate = None
+
+    def budget_ms(self) -> float:
+        """The time one decision may take: ``max_ms``, or less under the host's move limit."""
+        if self.time_ms is None:
+            return self.max_ms
+        return max(1.0, min(self.max_ms, self.time_ms * LIMIT_SHARE, self.time_ms - MARGIN_MS))
 
     # ------------------------------------------------------------------------------ deciding
     def choose(self, view: PlayerView) -> str:
         legal = view.legal
         if len(legal) == 1:
             return legal[0]
-        if not self.searchable(view.variant):
-            return self._fallback.choose(view)
+        if view.phase == "auction":
+            return self._timed(view, self._bid)
+        if view.phase == "trump":
+            return self._timed(view, self._name_trump)
         plays = []
         exchange = sing = tute = None
         other = False
@@ -132,15 +163,21 @@ class SearchBot:
             return "pass" if "pass" in legal else legal[0]
         if len(plays) == 1:
             return _PLAY_TEXT[plays[0]]
-        start = time.process_time()
+        return _PLAY_TEXT[self._timed(view, lambda v, start: self._decide(v, plays, start))]
+
+    def _timed(self, view: PlayerView, decide: Callable[[PlayerView, float], Any]) -> Any:
+        """Run one searched decision, counting its time for the benchmarks."""
+        start = self.clock()
         try:
-            card = self._decide(view, plays, start)
+            return decide(view, start)
         finally:
-            spent = time.process_time() - start
+            spent = self.clock() - start
             self.searched += 1
             self.search_seconds += spent
             self.search_max = max(self.search_max, spent)
-        return _PLAY_TEXT[card]
+
+    def _deadline(self, start: float) -> float:
+        return start + self.budget_ms() / 1000.0
 
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
         v = view.variant
@@ -150,27 +187,80 @@ class SearchBot:
                 return self._endgame(view, plays)
             except _Abort:
                 pass
-        return self._pimc(view, plays, start)
+        if supports(v):
+            return self._pimc(view, plays, start)
+        return self._pimc_referee(view, plays, start)
+
+    # ------------------------------------------------------------------------------ worlds
+    def deal(self, view: PlayerView) -> tuple[list[int], list[int]]:
+        """One world's hidden cards: every hand and the face-down pile (top first), consistent with the
+        view. The oracle overrides it with the real ones."""
+        return view.knowledge.deal_unseen(self.rng)
+
+    def world(self, view: PlayerView) -> GameState:
+        """One world as a referee state."""
+        hands, pile = self.deal(view)
+        return GameState.from_view(view, hands, pile)
+
+    def _out_of_time(self, deadline: float) -> bool:
+        if self.clock() >= deadline:
+            self.capped += 1
+            return True
+        return False
+
+    # ------------------------------------------------------------------------------ auction
+    def _bid(self, view: PlayerView, start: float) -> str:
+        v = view.variant
+        if self._estimate is None:
+            self._estimate = bidding.estimate(view, self.world, self.rng.random, self.bid_worlds,
+                                              self.epsilon, self._deadline(start), self.clock)
+        most = bidding.limit(self._estimate, v.bid_min, v.bid_step, v.bid_max, self.bid_confidence)
+        low = next((a for a in view.legal if a != A.PASS), None)
+        if low is not None and int(low.split()[1]) <= most:
+            return low
+        return A.PASS if A.PASS in view.legal else view.legal[0]
+
+    def _name_trump(self, view: PlayerView, start: float) -> str:
+        per_suit = bidding.estimate(view, self.world, self.rng.random, self.bid_worlds, self.epsilon,
+                                    self._deadline(start), self.clock)
+        return A.TRUMP_TEXT[bidding.best_trump(per_suit, view.contract)]
 
     # ------------------------------------------------------------------------------ PIMC
     def _pimc(self, view: PlayerView, plays: list[int], start: float) -> int:
+        """PIMC with the bitmask playouts (the variants ``playout.supports``)."""
         rng = self.rng
         rand = rng.random
         seat = view.seat
-        deadline = start + self.max_ms / 1000.0
+        deadline = self._deadline(start)
         rules = view.variant.rules
         pos = Position(view)
-        knowledge = view.knowledge
         eps = self.epsilon
         mw = self.margin_weight
         totals = [0.0] * len(plays)
-        worlds = self.worlds
-        for _ in range(worlds):
-            hands, pile = knowledge.deal_unseen(rng)
+        for _ in range(self.worlds):
+            hands, pile = self.deal(view)
             for i, c in enumerate(plays):
                 totals[i] += playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
-            if time.process_time() > deadline:
-                self.capped += 1
+            if self._out_of_time(deadline):
+                break
+        return plays[max(range(len(plays)), key=totals.__getitem__)]
+
+    def _pimc_referee(self, view: PlayerView, plays: list[int], start: float) -> int:
+        """PIMC with playouts on the referee (``bots/referee_playout.py``), for every other variant."""
+        rand = self.rng.random
+        seat = view.seat
+        deadline = self._deadline(start)
+        eps = self.epsilon
+        mw = self.margin_weight
+        finish, value = referee_playout.finish, referee_playout.value
+        totals = [0.0] * len(plays)
+        for _ in range(self.worlds):
+            world = self.world(view)
+            for i, c in enumerate(plays):
+                st = world.copy()
+                st.push(c)
+                totals[i] += value(finish(st, rand, eps), seat, mw)
+            if self._out_of_time(deadline):
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
 

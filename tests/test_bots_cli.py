@@ -41,6 +41,9 @@ def test_bots_list_shows_builtins() -> None:
     res = CliRunner().invoke(cli, ["bots", "list", "--json"])
     rows = {r["name"]: r for r in (json.loads(x) for x in res.output.splitlines())}
     assert {"name": "random", "target": "bots.random_bot:RandomBot", "origin": "tute-arena"}.items() <= rows["random"].items()
+    # how each plays every preset: search searches them all, greedy plays by rule
+    assert lines["search"].endswith("by search: every preset") and lines["greedy"].endswith("by rule: every preset")
+    assert set(rows["search"]["plays"]) == set(VARIANTS) and set(rows["search"]["plays"].values()) == {"by search"}
 
 
 def test_bots_check_passes_greedy_and_the_example() -> None:
@@ -119,6 +122,8 @@ def test_scaffolded_plugin_installs_lists_checks_and_plays(tmp_path: Path) -> No
     try:
         listed = _tute("bots", "list")
         assert "zz-scaffold" in listed.stdout and "tute-bot-zz-scaffold" in listed.stdout
+        # a third-party bot's class is not imported to list it
+        assert next(x for x in listed.stdout.splitlines() if "zz-scaffold" in x).endswith("not declared")
         checked = _tute("bots", "check", "zz-scaffold", "--deals", "25", "--require-reproducible")
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert "subprocess plugin" in checked.stdout  # third-party code is isolated by default

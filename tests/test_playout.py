@@ -79,8 +79,12 @@ def check(name: str, seed: int, frac: float, eps: float) -> None:
     for _, action, _ in trace:
         t.apply(action)
     ranks = t.result_.ranks
-    first_sides = {i for i, team in enumerate(state.variant.teams) if ranks[team[0]] == 0}
-    expected = 0.0 if ranks[view.seat] else (1.0 if len(first_sides) == 1 else 0.5)
+    # the seat's score against every other side, from the referee's ranks (two sides: 1 a win, 0.5 a
+    # shared first place, 0 a loss)
+    teams = state.variant.teams
+    mine = ranks[view.seat]
+    others = [ranks[team[0]] for team in teams if view.seat not in team]
+    expected = sum(1.0 if mine < o else 0.5 if mine == o else 0.0 for o in others) / len(others)
     assert out.value(r, view.seat, 0.0) == expected
 
 

@@ -53,7 +53,7 @@ def make_player(bot: str | list[str], params: dict | None = None, *, isolation: 
                             memory_mb=memory_mb, cwd=cwd)
     inprocess = isolation == "inprocess" or (isolation == "auto" and spec.trusted)
     if inprocess:
-        return InProcessHost(make_bot(str(spec.target), spec.params), spec.name, spec)
+        return InProcessHost(make_bot(str(spec.target), spec.params), spec.name, spec, time_limit_ms)
     return SubprocessHost(plugin_command(spec.name, spec.params, CODEC_PICKLE), spec.name, spec=spec,
                           time_limit_ms=time_limit_ms, memory_mb=memory_mb, env=child_env(), codec=CODEC_PICKLE)
 

@@ -14,8 +14,11 @@ class InProcessHost:
     """A trusted Python bot called directly: no copy, no pipe. The view is a fresh object per decision
     holding only immutable referee values, so even a careless bot cannot change the game."""
 
-    def __init__(self, bot: Any, name: str, spec: BotSpec | None = None) -> None:
+    def __init__(self, bot: Any, name: str, spec: BotSpec | None = None, time_limit_ms: int | None = None) -> None:
         self.bot = bot
+        #: the tournament's move limit, told to the bot in ``new_game`` (``time_ms``) though not enforced
+        #: here: a trusted bot that plans its time (``search``) plays at the speed of the tournament
+        self.time_limit_ms = time_limit_ms
         self.name = name
         self.spec = spec
         self.choose = bot.choose  # the hot path: no wrapper call
@@ -24,7 +27,7 @@ class InProcessHost:
 
     def new_game(self, info: dict[str, Any]) -> None:
         if self._new_game is not None:
-            self._new_game(info)
+            self._new_game(info if self.time_limit_ms is None else dict(info, time_ms=self.time_limit_ms))
 
     def game_over(self, result: dict[str, Any]) -> None:
         if self._game_over is not None:

@@ -363,6 +363,8 @@ class SubprocessHost:
                 self._log.warning("restarting: %s", self._exit_text())
             self.start()
         self._encoder = self._new_encoder()  # both ends forget the last deal's tricks (and rules) here
+        # the move limit rides along (``time_ms``, as in every ``act``), so a bot can plan its time
+        info = dict(info, time_ms=self.time_limit_ms)
         self._send(new_game_message(info) if self.codec == CODEC_JSON
                    else self._control(dict(info, type="new_game")))
 

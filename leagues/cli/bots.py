@@ -11,7 +11,7 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS
-from arena.hosting import ISOLATIONS, BotLoadError, installed_bots
+from arena.hosting import ISOLATIONS, TRUSTED_DISTRIBUTION, BotInfo, BotLoadError, installed_bots, load_class
 
 from leagues.tournament.compliance import check_bot, format_report
 
@@ -48,10 +48,40 @@ def list_bots(as_json: bool) -> None:
     found = installed_bots()
     if as_json:
         for b in found.values():
-            click.echo(json.dumps({"name": b.name, "target": b.target, "origin": b.origin, "version": b.version}))
+            click.echo(json.dumps({"name": b.name, "target": b.target, "origin": b.origin, "version": b.version,
+                                   "plays": _plays(b)}))
         return
-    rows = [[b.name, b.origin, b.version, b.target] for b in found.values()]
-    click.echo(tabulate(rows, headers=["name", "from", "version", "class"]))
+    rows = [[b.name, b.origin, b.version, b.target, _plays_text(_plays(b))] for b in found.values()]
+    click.echo(tabulate(rows, headers=["name", "from", "version", "class", "plays"]))
+
+
+def _plays(b: BotInfo) -> dict[str, str] | None:
+    """How a bot plays each preset (``by search``, ``by rule``, ``at random``), as its class says
+    (a static ``plays_by(variant)``).
+    Only the bots shipped with tute-arena are asked: asking another would import (run) its code in
+    this process, which nothing else here does; None for them, and for a class that does not say."""
+    if b.origin != TRUSTED_DISTRIBUTION:
+        return None
+    try:
+        how = getattr(load_class(b.target), "plays_by", None)
+    except Exception:  # noqa: BLE001 - a listing never fails on one bot
+        return None
+    if not callable(how):
+        return None
+    return {name: str(how(v)) for name, v in VARIANTS.items()}
+
+
+def _plays_text(plays: dict[str, str] | None) -> str:
+    """``by search: every preset``, or ``by search: tute-2, tute-3; by rule: subastado`` for a bot that
+    searches some variants only."""
+    if plays is None:
+        return "not declared"
+    groups: dict[str, list[str]] = {}
+    for name, how in plays.items():
+        groups.setdefault(how, []).append(name)
+    if len(groups) == 1:
+        return f"{next(iter(groups))}: every preset"
+    return "; ".join(f"{how}: {', '.join(names)}" for how, names in groups.items())
 
 
 @bots.command()

@@ -1,0 +1,251 @@
+"""``search`` in every variant (issue 18): referee playouts, the auction by simulation, the time budget,
+the oracle.
+
+Strength is a benchmark (``benchmarks/search_strength.py --variant all --oracle``, docs/search.md);
+here the mechanisms, each able to fail: a playout move the referee would refuse, a bid with a poor hand,
+a decision past its budget, an oracle that is not given the real deal.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena import VARIANTS, GameState, PlayerView, play_game, shuffled_deck
+from arena.cards import parse_card
+from bots import bidding, referee_playout
+from bots.greedy import GreedyBot
+from bots.oracle import OracleBot, play_open
+from bots.random_bot import RandomBot
+from bots.search import SearchBot, plays_by
+
+from rulesets import RULESETS
+
+COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+
+
+def _position(name: str, seed: int, frac: float) -> GameState:
+    """A state part-way through a random legal game of ``name``."""
+    v = RULESETS[name]
+    rng = random.Random(seed)
+    state = GameState.new(v, shuffled_deck(v, seed), seed % v.players)
+    stop = int(frac * v.deck_size)
+    for _ in range(stop):
+        if state.is_over:
+            break
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+    return state
+
+
+@settings(max_examples=300, **COMMON)
+@given(name=st.sampled_from(sorted(RULESETS)), seed=st.integers(0, 10**6), frac=st.floats(0, 1))
+def test_referee_playouts_replay_on_the_referee_move_by_move(name: str, seed: int, frac: float) -> None:
+    """From a world sampled from the mover's view, the playout's every action is legal when the checked
+    referee replays it, and the replay ends the same way."""
+    state = _position(name, seed, frac)
+    if state.is_over:
+        return
+    rng = random.Random(seed)
+    world = PlayerView.of(state, state.current).sample_world(rng)
+    trace: list[tuple[int, str]] = []
+    done = referee_playout.finish(world.copy(), rng.random, 0.2, trace)
+    check = world.copy()
+    for seat, action in trace:
+        assert check.current == seat
+        assert action in check.legal_actions(), (name, action, check.legal_actions())
+        check.apply(action)
+    assert check.is_over
+    assert check.result_ == done.result_
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_every_preset_is_searched(name: str) -> None:
+    """No preset falls back to a rule bot: the searched decisions are counted, and each had worlds."""
+    v = VARIANTS[name]
+    bot = SearchBot(worlds=3)
+    calls = []
+    deal = bot.deal
+    bot.deal = lambda view: calls.append(1) or deal(view)  # type: ignore[method-assign]
+    for g in range(3):
+        seat = (g + 1) % v.players  # not the dealer (who sits out in cabrero-5/6)
+        players = [bot if s == seat else GreedyBot() for s in range(v.players)]
+        rec = play_game(v, shuffled_deck(v, g), g % v.players, players, seed=g)
+        assert rec.result.forfeit is None
+    assert bot.searched > 0 and calls, name
+    assert plays_by(v) == "by search"
+
+
+@pytest.mark.parametrize("name", ["subastado", "subastado-3", "cabron", "cabrero-5", "tute-4-pairs-online"])
+def test_deterministic_in_the_referee_playout_variants(name: str) -> None:
+    v = VARIANTS[name]
+    deck = shuffled_deck(v, 5)
+    runs = [play_game(v, deck, 1, [SearchBot(seed=2, worlds=5) for _ in range(v.players)], seed=9).actions
+            for _ in range(2)]
+    assert runs[0] == runs[1]
+
+
+# ------------------------------------------------------------------------------------------ auction
+def _deal_with(v_name: str, dealer: int, seat: int, hand: list[str], seed: int = 0) -> GameState:
+    """A deal of ``v_name`` in which ``seat`` holds ``hand`` (the rest shuffled)."""
+    v = VARIANTS[v_name]
+    r = v.rules
+    mine = [parse_card(c) for c in hand]
+    rest = [c for c in shuffled_deck(v, seed) if c not in mine]
+    k = r.order[dealer][r.next[dealer][dealer]].index(seat)  # seat is the k-th dealt
+    positions = range(v.deck_size)[r.deal_slices[k]]
+    deck: list[int] = []
+    it_mine, it_rest = iter(mine), iter(rest)
+    for i in range(v.deck_size):
+        deck.append(next(it_mine) if i in positions else next(it_rest))
+    state = GameState.new(v, deck, dealer)
+    assert state.hands[seat] == sum(1 << c for c in mine)
+    return state
+
+
+STRONG = ["1o", "3o", "12o", "11o", "10o", "7o", "1c", "2e", "4b", "5c"]  # six trumps to be, the ace
+WEAK = ["2o", "4o", "5o", "2c", "4c", "5c", "2e", "4e", "2b", "4b"]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_hand_of_six_trumps_and_the_ace_bids_and_a_hand_of_low_cards_passes(seed: int) -> None:
+    for hand, bids in ((STRONG, True), (WEAK, False)):
+        state = _deal_with("subastado", 0, 1, hand, seed)
+        assert state.phase_name == "auction" and state.current == 1
+        bot = SearchBot(seed=seed)
+        bot.new_game({"seed": seed, "seat": 1})
+        action = bot.choose(PlayerView.of(state, 1))
+        assert (action != "pass") == bids, (hand, action)
+
+
+def test_the_strong_hand_names_its_long_suit() -> None:
+    state = _deal_with("subastado", 0, 1, STRONG)
+    state.apply("bid 60")
+    for _ in range(3):
+        state.apply("pass")
+    assert state.phase_name == "trump" and state.current == 1
+    bot = SearchBot()
+    bot.new_game({"seed": 1, "seat": 1})
+    assert bot.choose(PlayerView.of(state, 1)) == "trump o"
+
+
+def test_the_limit_is_the_highest_bid_made_often_enough() -> None:
+    per_suit = [[100, 80, 70, 50], [0, 0, 0, 0], [200, 10, 10, 10], []]
+    # oros makes 70 in 3 of 4 worlds (75% >= 60%), 80 in half: the limit is 70
+    assert bidding.limit(per_suit, 60, 5, 230, 0.6) == 70
+    assert bidding.limit(per_suit, 60, 5, 230, 0.9) == 0
+    assert bidding.best_trump(per_suit, 75) == 0
+
+
+# ------------------------------------------------------------------------------------------- time
+class FakeClock:
+    """Seconds that advance by ``step`` at every reading: a machine on which one world costs a step."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("name", ["tute-2", "tute-4-pairs", "subastado", "cabron"])
+def test_max_ms_bounds_every_decision_whatever_the_world_budget(name: str) -> None:
+    """A budget of worlds no machine could reach, ``max_ms = 50``, a clock on which each reading costs
+    7 ms: every searched decision stops within the budget plus one world (the mechanism, not a timing)."""
+    v = VARIANTS[name]
+    clock = FakeClock(0.007)
+    bot = SearchBot(worlds=10**6, max_ms=50, bid_worlds=10**6, clock=clock)
+    players = [bot] + [GreedyBot() for _ in range(v.players - 1)]
+    rec = play_game(v, shuffled_deck(v, 4), 1, players, seed=4)
+    assert rec.result.forfeit is None
+    assert bot.searched > 0
+    assert bot.capped > 0
+    assert bot.search_max <= 0.050 + 2 * clock.step + 1e-9
+
+
+def test_the_hosts_move_limit_caps_the_budget() -> None:
+    bot = SearchBot(max_ms=400)
+    bot.new_game({"seed": 1, "seat": 0})
+    assert bot.budget_ms() == 400
+    bot.new_game({"seed": 1, "seat": 0, "time_ms": 200})
+    assert bot.budget_ms() == 150  # three quarters of the limit
+    bot.new_game({"seed": 1, "seat": 0, "time_ms": 60})
+    assert bot.budget_ms() == 40  # the limit less 20 ms
+    bot.new_game({"seed": 1, "seat": 0, "time_ms": 5000})
+    assert bot.budget_ms() == 400
+
+
+def test_a_tournament_host_tells_the_move_limit() -> None:
+    from arena.hosting import make_player
+
+    seen: list[dict] = []
+    player = make_player("search", {"worlds": 2}, isolation="inprocess", time_limit_ms=200)
+    hook = player.bot.new_game  # type: ignore[attr-defined]
+    player.bot.new_game = lambda info: (seen.append(info), hook(info))  # type: ignore[attr-defined]
+    player._new_game = player.bot.new_game  # type: ignore[attr-defined]
+    player.new_game({"seed": 3, "seat": 0})
+    assert seen[0]["time_ms"] == 200
+    assert player.bot.budget_ms() == 150  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------------------------------ oracle
+@pytest.mark.parametrize("name", ["tute-2", "tute-3", "subastado", "cabrero"])
+def test_play_open_without_an_oracle_is_play_game(name: str) -> None:
+    v = VARIANTS[name]
+    deck = shuffled_deck(v, 8)
+    rec = play_game(v, deck, 2 % v.players, [RandomBot(s) for s in range(v.players)], seed=8, game_id="g")
+    st_ = play_open(v, deck, 2 % v.players, [RandomBot(s) for s in range(v.players)], seed=8, game_id="g")
+    assert st_.actions == rec.actions
+    assert st_.result_ == rec.result
+
+
+def test_the_oracle_searches_the_real_deal_and_refuses_without_it() -> None:
+    v = VARIANTS["tute-2"]
+    state = GameState.new(v, shuffled_deck(v, 2), 0)
+    oracle = OracleBot(worlds=3)
+    oracle.new_game({"seed": 2, "seat": state.current})
+    view = PlayerView.of(state, state.current)
+    with pytest.raises(RuntimeError, match="play_open"):
+        oracle.choose(view)
+    oracle.see(state)
+    hands, pile = oracle.deal(view)
+    assert hands == state.hands and pile == list(state.stock[state.stock_pos:])
+    assert oracle.choose(view) in view.legal
+    # every world the oracle plays is the real one
+    assert oracle.world(view).hands == state.hands
+
+
+# ------------------------------------------------------------------------------------------ values
+def test_pairwise_scores_sides_against_every_other_side() -> None:
+    from bots.playout import pairwise
+
+    assert pairwise([0, 1], 0) == 1.0 and pairwise([0, 1], 1) == 0.0 and pairwise([0, 0], 1) == 0.5
+    assert pairwise([1, 0, 2], 0) == 0.5  # above one, below one
+    assert pairwise([0, 2, 0, 1], 3) == pytest.approx(1 / 3)
+    # equal players score 0.5 on average, whatever the ranks: the sum over sides is fixed
+    for ranks in ([0, 1, 2], [0, 0, 2], [1, 1, 0, 3], [0, 0, 0]):
+        assert sum(pairwise(ranks, s) for s in range(len(ranks))) == pytest.approx(len(ranks) / 2)
+
+
+@pytest.mark.parametrize("name", ["tute-3", "cabron", "cabrero-5", "subastado"])
+def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
+    """The referee playouts' value without the margin is exactly the benchmark's measure."""
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location(
+        "search_strength", Path(__file__).resolve().parents[1] / "benchmarks" / "search_strength.py")
+    bench = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(bench)  # type: ignore[union-attr]
+    v = VARIANTS[name]
+    for seed in range(6):
+        st_ = _position(name, seed, 1.0)
+        while not st_.is_over:
+            st_.apply(st_.legal_actions()[0])
+        for seat in range(v.players):
+            assert referee_playout.value(st_, seat, 0.0) == bench.seat_score(v, st_.result_.ranks, seat)
