@@ -181,15 +181,12 @@ def test_the_hosts_move_limit_caps_the_budget() -> None:
 
 
 def test_a_tournament_host_tells_the_move_limit() -> None:
+    """Built as a tournament builds a player, ``search`` learns the move limit from ``new_game``."""
     from arena.hosting import make_player
 
-    seen: list[dict] = []
     player = make_player("search", {"worlds": 2}, isolation="inprocess", time_limit_ms=200)
-    hook = player.bot.new_game  # type: ignore[attr-defined]
-    player.bot.new_game = lambda info: (seen.append(info), hook(info))  # type: ignore[attr-defined]
-    player._new_game = player.bot.new_game  # type: ignore[attr-defined]
     player.new_game({"seed": 3, "seat": 0})
-    assert seen[0]["time_ms"] == 200
+    assert player.bot.time_ms == 200  # type: ignore[attr-defined]
     assert player.bot.budget_ms() == 150  # type: ignore[attr-defined]
 
 
@@ -249,3 +246,34 @@ def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
             st_.apply(st_.legal_actions()[0])
         for seat in range(v.players):
             assert referee_playout.value(st_, seat, 0.0) == bench.seat_score(v, st_.result_.ranks, seat)
+
+
+def test_a_command_bot_is_told_the_move_limit_in_new_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The protocol's ``new_game`` carries ``time_ms`` (docs/protocol.md), as every ``act`` does."""
+    import json
+    import sys
+
+    from arena.hosting import make_player
+
+    seen = tmp_path / "new_game.jsonl"
+    script = tmp_path / "rec.py"
+    script.write_text(
+        "import json, sys\n"
+        "out = open(sys.argv[1], 'a')\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'name': 'rec'}), flush=True)\n"
+        "    elif msg['type'] == 'new_game':\n"
+        "        out.write(line); out.flush()\n"
+        "    elif msg['type'] == 'act':\n"
+        "        print(json.dumps({'action': msg['legal'][0], 'request': msg.get('request')}), flush=True)\n")
+    player = make_player([sys.executable, str(script), str(seen)], time_limit_ms=300)
+    try:
+        v = VARIANTS["tute-2"]
+        rec = play_game(v, shuffled_deck(v, 1), 0, [player, RandomBot(1)], seed=1)
+    finally:
+        player.close()  # type: ignore[attr-defined]
+    assert rec.result.forfeit is None
+    messages = [json.loads(x) for x in seen.read_text().splitlines()]
+    assert messages and messages[0]["time_ms"] == 300 and messages[0]["seat"] == 0
