@@ -159,7 +159,8 @@ def test_max_ms_bounds_every_decision_whatever_the_world_budget(name: str) -> No
     7 ms: every searched decision stops within the budget plus one world (the mechanism, not a timing)."""
     v = VARIANTS[name]
     clock = FakeClock(0.007)
-    bot = SearchBot(worlds=10**6, max_ms=50, bid_worlds=10**6, clock=clock)
+    bot = SearchBot(worlds=10**6, max_ms=50, bid_worlds=10**6)
+    bot.clock = clock
     players = [bot] + [GreedyBot() for _ in range(v.players - 1)]
     rec = play_game(v, shuffled_deck(v, 4), 1, players, seed=4)
     assert rec.result.forfeit is None
