@@ -42,8 +42,16 @@ def shuffled_deck(variant: Variant, seed: int) -> list[int]:
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from any names and numbers, by hashing: no shared RNG, so a game's seed depends
     only on what the game is, never on which worker plays it or in what order."""
-    text = "/".join(map(str, parts)).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") >> 1
+    return _seed_of(_hasher(*parts))
+
+
+def _hasher(*parts: object) -> Any:
+    """The hash behind ``derive_seed``, fed with ``parts`` joined by ``/`` (more may be fed after)."""
+    return hashlib.blake2b("/".join(map(str, parts)).encode(), digest_size=8)
+
+
+def _seed_of(h: Any) -> int:
+    return int.from_bytes(h.digest(), "big") >> 1
 
 
 #: bits of the seed a bot is given: every language's JSON reads up to 2^53 exactly (a JavaScript number)
@@ -54,9 +62,7 @@ def bot_seed(game_seed: int | None, seat: int) -> int | None:
     """The seed ``seat``'s bot is given for its own randomness: derived one way from the game's seed
     (which is the deck's: a bot given that could deal the deck again and see every hand), different per
     seat, and below 2^53 so that a bot in any language reads it exactly."""
-    if game_seed is None:
-        return None
-    return derive_seed("bot", game_seed, seat) >> (63 - BOT_SEED_BITS)
+    return _bot_seeds(game_seed, seat + 1)[seat]
 
 
 def game_info(state: GameState, seat: int, game_id: str, seed: int | None, names: Sequence[str]) -> dict[str, Any]:
@@ -78,15 +84,16 @@ def game_infos(state: GameState, game_id: str, seed: int | None, names: Sequence
 
 
 def _bot_seeds(game_seed: int | None, players: int) -> list[int | None]:
-    """``bot_seed(game_seed, s)`` for every seat, the hash of their common prefix computed once."""
+    """``bot_seed`` of seats 0 to ``players - 1``: ``derive_seed("bot", game_seed, seat)`` cut to
+    ``BOT_SEED_BITS``, the hash of the common prefix ``bot/SEED/`` computed once."""
     if game_seed is None:
         return [None] * players
-    head = hashlib.blake2b(f"bot/{game_seed}/".encode(), digest_size=8)
+    head = _hasher("bot", game_seed, "")
     out: list[int | None] = []
     for s in range(players):
         h = head.copy()
         h.update(str(s).encode())
-        out.append((int.from_bytes(h.digest(), "big") >> 1) >> (63 - BOT_SEED_BITS))
+        out.append(_seed_of(h) >> (63 - BOT_SEED_BITS))
     return out
 
 

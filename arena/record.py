@@ -8,8 +8,8 @@ stored or shared game can always be proven true.
 from __future__ import annotations
 
 import json
-from operator import itemgetter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Iterator, Sequence
 
 from .cards import NAMES, NO_CARD, cards_list, parse_card
@@ -26,6 +26,7 @@ def _names(cards: Sequence[int]) -> list[str]:
     if len(cards) < 2:  # itemgetter of one index returns the item itself, of none raises
         return [NAMES[c] for c in cards]
     return list(itemgetter(*cards)(NAMES))
+
 
 FORMAT = "tute-arena/1"
 

@@ -41,7 +41,7 @@ from arena.result import GameResult  # noqa: E402
 from arena.variants import Variant  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
-from bots.playout import pairwise  # noqa: E402
+from bots.playout import seat_pairwise  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
 _BUILTIN = {"greedy": "bots.greedy:GreedyBot", "random": "bots.random_bot:RandomBot",
@@ -59,12 +59,6 @@ def rotations(v: Variant, dealer: int) -> list[set[int]]:
     if v.pairs:
         return [set(team) for team in v.teams]
     return [{s} for s in range(v.players) if not (v.sits_out and s == dealer)]
-
-
-def seat_score(v: Variant, ranks: tuple[int, ...], seat: int) -> float:
-    """``seat``'s score against every seat of another side (``bots.playout.pairwise`` over the sides)."""
-    side = next(t for t, team in enumerate(v.teams) if seat in team)
-    return pairwise([ranks[team[0]] for team in v.teams], side)
 
 
 def play_block(args: tuple[str, str, int, int, dict[str, Any], bool]) -> dict[str, Any]:
@@ -92,7 +86,7 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool]) -> dict[st
                 st = play_open(v, deck, dealer, players, game_id=gid, seed=game_seed, names=names)
                 assert st.result_ is not None
                 result = st.result_
-            score += seat_score(v, result.ranks, min(mine))
+            score += seat_pairwise(v.teams, result.ranks, min(mine))
             if result.forfeit is not None:
                 out["forfeits"] += 1
             if kind == "search":

@@ -37,6 +37,33 @@ _SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
 _PAIR = tuple((1 << (s * 10 + 9)) | (1 << (s * 10 + 8)) for s in range(4))
 
 
+def declaration(legal: tuple[str, ...] | list[str]) -> str | None:
+    """The declaration a rule player makes among ``legal``: a Tute (it wins the deal), else an exchange
+    (a better trump card, and the window stays open), else a cante; None when none is offered. None of
+    them can cost points. ``greedy``, ``search`` and the playouts all declare by this rule."""
+    for kind in ("tute", "exchange", "sing"):
+        for a in legal:
+            if a.startswith(kind):
+                return a
+    return None
+
+
+def trump_estimate(hand: int, trump: int, pairs_side: bool) -> float:
+    """What the side should take with ``trump`` as trump: a cautious guess, made to be under-bid."""
+    cards = _cards(hand)
+    value = 0.9 * sum(POINTS[c] for c in cards)
+    value += 4 * sum(1 for c in cards if SUIT[c] == trump)
+    for s in range(4):
+        if hand & _PAIR[s] == _PAIR[s]:
+            value += 40 if s == trump else 20
+    return value + (20 if pairs_side else 0)
+
+
+def best_trump(hand: int, pairs_side: bool = True) -> tuple[int, float]:
+    """The suit a rule player names as trump with ``hand``, and its ``trump_estimate``."""
+    return max(((s, trump_estimate(hand, s, pairs_side)) for s in range(4)), key=lambda x: (x[1], -x[0]))
+
+
 class GreedyBot:
     """Rule-based: declares all it can, wins points cheaply, throws low, keeps trumps for the end."""
 
@@ -111,17 +138,11 @@ class GreedyBot:
         if first.startswith("bid ") or (first == "pass" and view.phase == "auction"):
             return self._bid(view)
         if first.startswith("trump "):
-            return "trump " + "oceb"[self._best_trump(view.hand)[0]]
+            return "trump " + "oceb"[best_trump(view.hand)[0]]
         if first[0] != "p" or first == "pass":  # declarations come first in the legal list
-            for a in legal:
-                if a[0] == "t":
-                    return a
-            for a in legal:
-                if a[0] == "e":
-                    return a
-            for a in legal:
-                if a[0] == "s":
-                    return a
+            decl = declaration(legal)
+            if decl is not None:
+                return decl
             if "pass" in legal:
                 return "pass"
         plays = [_PLAY_CARD[a] for a in legal if a[0] == "p" and a != "pass"]
@@ -134,22 +155,8 @@ class GreedyBot:
         return "play " + NAMES[card]
 
     # --------------------------------------------------------------------------- auction
-    @staticmethod
-    def _estimate(hand: int, trump: int, pairs_side: bool) -> float:
-        """What the side should take with ``trump`` as trump: a cautious guess, made to be under-bid."""
-        cards = _cards(hand)
-        value = 0.9 * sum(POINTS[c] for c in cards)
-        value += 4 * sum(1 for c in cards if SUIT[c] == trump)
-        for s in range(4):
-            if hand & _PAIR[s] == _PAIR[s]:
-                value += 40 if s == trump else 20
-        return value + (20 if pairs_side else 0)
-
-    def _best_trump(self, hand: int, pairs_side: bool = True) -> tuple[int, float]:
-        return max(((s, self._estimate(hand, s, pairs_side)) for s in range(4)), key=lambda x: (x[1], -x[0]))
-
     def _bid(self, view: PlayerView) -> str:
-        _, value = self._best_trump(view.hand, view.variant.pairs)
+        _, value = best_trump(view.hand, view.variant.pairs)
         bids = [int(a[4:]) for a in view.legal if a.startswith("bid ")]
         affordable = [b for b in bids if b <= value]
         return f"bid {max(affordable)}" if affordable else "pass"

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from arena import PlayerView
 from arena import rules as R
-from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK
+from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT
 from arena.rules import BEATS, ELEVENS, TRUMP_MASK, Rules
 
 #: per trump suit (``NO_SUIT`` included: no card is a trump), a sort key per card: lower = cheaper to give
@@ -83,9 +83,13 @@ class Outcome:
             won = r.team[self.tute]
             return pairwise([0 if t == won else 1 for t in range(len(r.teams))], side)
         sides = [sum(self.points[s] for s in t) for t in r.teams]
-        ranks = R.points_ranks(r, sides, r.team[self.last])
-        other = max(p for t, p in enumerate(sides) if t != side)
-        return pairwise(ranks, side) + margin_weight * (sides[side] - other) / 130.0
+        return pairwise(R.points_ranks(r, sides, r.team[self.last]), side) + margin_weight * margin(sides, side) / 130.0
+
+
+def margin(side_points: Sequence[int], side: int) -> int:
+    """``side``'s points over the best other side's: the playouts' tie-break between equally safe moves
+    (weighted per 130 points, a deal's cards and the last-trick ten)."""
+    return side_points[side] - max(p for t, p in enumerate(side_points) if t != side)
 
 
 def pairwise(side_ranks: Sequence[int], side: int) -> float:
@@ -99,6 +103,12 @@ def pairwise(side_ranks: Sequence[int], side: int) -> float:
         if t != side:
             total += 1.0 if mine < rank else 0.5 if mine == rank else 0.0
     return total / (len(side_ranks) - 1)
+
+
+def seat_pairwise(teams: Sequence[Sequence[int]], ranks: Sequence[int], seat: int) -> float:
+    """``pairwise`` for ``seat``'s side, from the referee's ranks per seat."""
+    side = next(t for t, team in enumerate(teams) if seat in team)
+    return pairwise([ranks[team[0]] for team in teams], side)
 
 
 def cheapest(mask: int, key: tuple[int, ...]) -> int:

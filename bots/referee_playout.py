@@ -8,8 +8,8 @@ unchecked ``push``) instead of writing the rules out a second time on plain ints
 the referee, because it is the referee; it costs about three times a bitmask playout.
 
 The policy is chosen per decision from the state's public and hidden fields (a world is perfect
-information): Tute, exchanges and cantes whenever offered; no bid in a playout (the auction is settled
-by ``bots/bidding.py`` before the play); a named trump is the suit the hand is longest and richest in;
+information): Tute, exchanges and cantes whenever offered (``greedy.declaration``); no bid in a playout
+(the auction is settled by ``bots/bidding.py`` before the play); trump named as ``greedy`` names it;
 cards by ``playout.lead_card``/``follow_card`` (win points cheaply, feed a winning partner, throw low),
 in the deals with losers too: in cabrero the first and the last are safe and the rule policy tends to
 the first; in cabrón, where over 100 points loses, a seat that has its trick then keeps out of tricks
@@ -24,32 +24,15 @@ from __future__ import annotations
 from typing import Callable
 
 from arena import actions as A
-from arena.cards import POINTS, SUIT, SUIT_MASK
+from arena.cards import SUIT
 from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
-from .playout import CHEAP, cheapest, dearest, follow_card, lead_card, pairwise, uniform, weakest
+from .greedy import best_trump, declaration
+from .playout import CHEAP, cheapest, dearest, follow_card, lead_card, margin, seat_pairwise, uniform, weakest
 
 _CODE = A.CODE
 Rand = Callable[[], float]
-
-
-def declaration(legal: tuple[str, ...]) -> str | None:
-    """The declaration the policy makes from ``legal``: a Tute, else an exchange, else a cante (none of
-    them can cost points), else None."""
-    best = None
-    rank = 9
-    for a in legal:
-        r = 0 if a.startswith("tute") else 1 if a.startswith("exchange") else 2 if a.startswith("sing") else 9
-        if r < rank:
-            best, rank = a, r
-    return best
-
-
-def best_suit(hand: int) -> int:
-    """The suit a hand would name as trump: most cards, then most points."""
-    return max(range(4), key=lambda s: (bin(hand & SUIT_MASK[s]).count("1"),
-                                        sum(POINTS[c] for c in range(s * 10, s * 10 + 10) if hand >> c & 1)))
 
 
 def finish(st: GameState, rand: Rand, eps: float, trace: list[tuple[int, str]] | None = None) -> GameState:
@@ -80,7 +63,7 @@ def move(st: GameState, rand: Rand, eps: float) -> int:
     if st.phase == AUCTION:
         return A.PASS_CODE
     if st.phase == NAME_TRUMP:
-        return A.TRUMP0 + best_suit(st.hands[cur])
+        return A.TRUMP0 + best_trump(st.hands[cur])[0]
     legal = st.legal_actions()
     decl = declaration(legal)
     return _CODE[decl if decl is not None else A.PASS if A.PASS in legal else legal[0]]
@@ -136,12 +119,9 @@ def value(st: GameState, seat: int, margin_weight: float) -> float:
     res = st.result_
     assert res is not None
     r = st.rules
-    side = r.team[seat]
-    out = pairwise([res.ranks[team[0]] for team in r.teams], side)
+    out = seat_pairwise(r.teams, res.ranks, seat)
     if margin_weight and r.scoring != "losers":
-        sides = [sum(res.points[s] for s in t) for t in r.teams]
-        other = max(p for t, p in enumerate(sides) if t != side)
-        out += margin_weight * (sides[side] - other) / 130.0
+        out += margin_weight * margin([sum(res.points[s] for s in t) for t in r.teams], r.team[seat]) / 130.0
     return out
 
 

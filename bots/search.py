@@ -2,8 +2,8 @@
 
 How it decides, in order:
 
-1. **Declarations by rule.** A Tute is declared at once (it wins the deal); an exchange is always taken
-   (the 7 or 2 of trumps for a better trump card, and the window stays open); a cante is always sung
+1. **Declarations by rule** (``greedy.declaration``): a Tute at once (it wins the deal), else an
+   exchange (the 7 or 2 of trumps for a better trump card, and the window stays open), else a cante
    (the rules already offer the 40 first when it is due); a declaration turn with nothing worth doing
    passes. None of these can cost points, so searching them would only spend time.
 2. **The auction by simulation** (subastado): the hand is played out as the declarer in each trump suit
@@ -65,6 +65,7 @@ from arena import rules as R
 from arena.rules import BEATS, Rules
 
 from . import bidding, referee_playout
+from .greedy import declaration
 from .playout import Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -138,29 +139,12 @@ class SearchBot:
             return self._timed(view, self._bid)
         if view.phase == "trump":
             return self._timed(view, self._name_trump)
-        plays = []
-        exchange = sing = tute = None
-        other = False
-        for a in legal:
-            c = _PLAY_CARD.get(a)
-            if c is not None:
-                plays.append(c)
-            elif a.startswith("tute"):
-                tute = tute or a
-            elif a.startswith("exchange"):
-                exchange = exchange or a
-            elif a.startswith("sing"):
-                sing = sing or a
-            elif a != "pass":
-                other = True
-        if tute:
-            return tute
-        if exchange:
-            return exchange
-        if sing:
-            return sing
-        if other or not plays:
-            return "pass" if "pass" in legal else legal[0]
+        decl = declaration(legal)
+        if decl is not None:
+            return decl
+        plays = [_PLAY_CARD[a] for a in legal if a in _PLAY_CARD]
+        if not plays or len(plays) < len(legal) - (A.PASS in legal):  # something it does not know
+            return A.PASS if A.PASS in legal else legal[0]
         if len(plays) == 1:
             return _PLAY_TEXT[plays[0]]
         return _PLAY_TEXT[self._timed(view, lambda v, start: self._decide(v, plays, start))]

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import subprocess
+import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +81,29 @@ def tute(capsys: Any, *args: str) -> tuple[int, str, str]:
         code = int(exc.code or 0)
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def stored_games(store: Path) -> int:
+    """Games in a store another process is writing: 0 while the file, or its tables, do not exist yet,
+    or while it is locked."""
+    if not store.exists():
+        return 0
+    try:
+        with closing(sqlite3.connect(store)) as db:
+            return db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def wait_for_games(store: Path, more_than: int, proc: "subprocess.Popen[Any] | None" = None,
+                   seconds: float = 120.0, poll: float = 0.05) -> int:
+    """Wait until a running tournament has stored more than ``more_than`` games, ``proc`` (if given) has
+    ended, or ``seconds`` have passed; return the count last read (to kill a run in the middle)."""
+    deadline = time.time() + seconds
+    count = 0
+    while time.time() < deadline and (proc is None or proc.poll() is None):
+        count = stored_games(store)
+        if count > more_than:
+            break
+        time.sleep(poll)
+    return count

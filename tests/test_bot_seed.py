@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena import PlayerView, get_variant, play_game, shuffled_deck
-from arena.match import bot_seed
+from arena.match import BOT_SEED_BITS, bot_seed, derive_seed
 
 
 class SeedSpy:
@@ -31,4 +31,6 @@ def test_bots_get_a_53_bit_seed_of_their_own_that_is_not_the_decks() -> None:
         assert len(set(seeds)) == 4 and all(0 <= x < 2**53 for x in seeds)
         assert all(shuffled_deck(v, x) != deck for x in seeds)
         assert seeds == [bot_seed(game_seed, s) for s in range(4)]
+        # the numbers are derive_seed's (docs/protocol.md): a change of the fast path cannot move them
+        assert seeds == [derive_seed("bot", game_seed, s) >> (63 - BOT_SEED_BITS) for s in range(4)]
     assert bot_seed(None, 0) is None

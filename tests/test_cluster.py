@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from league_util import write_config  # noqa: E402
+from league_util import stored_games, wait_for_games, write_config  # noqa: E402
 
 TUTE = str(Path(sys.executable).parent / "tute")
 ENTRANTS = [{"name": "g", "bot": "greedy"}, {"name": "r1", "bot": "random", "params": {"seed": 1}},
@@ -65,17 +64,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path) -> None:
         pids = client.run(os.getpid)
         run = subprocess.Popen([TUTE, "run", "tournament.toml", "--quiet", "--cluster", cluster.scheduler_address],
                                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        store = folder / "store.sqlite"
-        deadline = time.time() + 120
-        count = 0
-        while time.time() < deadline and run.poll() is None:
-            try:
-                count = sqlite3.connect(store).execute("SELECT COUNT(*) FROM games").fetchone()[0]
-            except sqlite3.OperationalError:
-                count = 0
-            if count > 200:
-                break
-            time.sleep(0.05)
+        count = wait_for_games(folder / "store.sqlite", 200, run)
         assert run.poll() is None, "killed while it plays"
         os.kill(next(iter(pids.values())), signal.SIGKILL)
         out, err = run.communicate(timeout=600)
@@ -104,5 +93,4 @@ def test_an_entrant_the_workers_cannot_start_is_refused_before_play(tmp_path: Pa
         out = tute(tmp_path, "run", "--quiet", "--cluster", cluster.scheduler_address, env=env)
     assert out.returncode == 2 and "do not start on the cluster" in out.stderr and "here" in out.stderr
     assert "worker tcp://" in out.stderr and len(out.stderr.strip().splitlines()) == 1
-    assert not (tmp_path / "store.sqlite").exists() or \
-        sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+    assert stored_games(tmp_path / "store.sqlite") == 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from arena import BotFailure, get_variant, play_game, shuffled_deck
 from arena.hosting import make_player
 
-from league_util import write_config
+from league_util import wait_for_games, write_config
 
 TUTE = str(Path(sys.executable).parent / "tute")
 RANDOM = {"name": "rand", "bot": "random", "params": {"seed": 1}}
@@ -91,12 +91,7 @@ def test_a_second_run_of_the_same_tournament_is_refused_and_a_killed_run_leaves_
     first = subprocess.Popen([TUTE, "run", str(cfg), "--quiet"], cwd=tmp_path, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            db = tmp_path / "store.sqlite"
-            if db.exists() and sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] > 0:
-                break
-            time.sleep(0.2)
+        wait_for_games(tmp_path / "store.sqlite", 0, seconds=60, poll=0.2)
         second = tute("run", str(cfg), "--quiet", cwd=tmp_path)
         assert second.returncode == 2 and "being run by another tute" in second.stderr
         assert f"pid {first.pid}" in second.stderr

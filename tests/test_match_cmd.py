@@ -9,14 +9,13 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from leagues.tournament.config import TournamentConfig, load_config, parse_config
 
-from league_util import TESTS, write_config
+from league_util import TESTS, wait_for_games, write_config
 
 TUTE = str(Path(sys.executable).parent / "tute")
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
@@ -63,16 +62,7 @@ def test_a_killed_match_resumes_to_the_same_decision(tmp_path: Path) -> None:
     assert reference.returncode == 0, reference.stderr
     proc = subprocess.Popen([TUTE, *args], cwd=cut, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    db = cut / "runs" / "match.sqlite"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if db.exists():
-            try:
-                if sqlite3.connect(db).execute("SELECT COUNT(*) FROM games").fetchone()[0] >= 20:
-                    break
-            except sqlite3.Error:
-                pass
-        time.sleep(0.1)
+    wait_for_games(cut / "runs" / "match.sqlite", 19, poll=0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     resumed = tute(*args, cwd=cut)

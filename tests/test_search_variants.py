@@ -246,7 +246,7 @@ def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
         while not st_.is_over:
             st_.apply(st_.legal_actions()[0])
         for seat in range(v.players):
-            assert referee_playout.value(st_, seat, 0.0) == bench.seat_score(v, st_.result_.ranks, seat)
+            assert referee_playout.value(st_, seat, 0.0) == bench.seat_pairwise(v.teams, st_.result_.ranks, seat)
 
 
 def test_a_command_bot_is_told_the_move_limit_in_new_game(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 import pytest
 
@@ -22,7 +21,7 @@ from leagues.tournament.packing import pack, unpack
 from leagues.tournament.runner import run_tournament
 from leagues.tournament.store import Store
 
-from league_util import write_config
+from league_util import wait_for_games, write_config
 
 TUTE = str(Path(sys.executable).parent / "tute")
 FIVE = [{"name": f"r{i}", "bot": "random", "params": {"seed": i}} for i in range(4)] + [{"name": "g", "bot": "greedy"}]
@@ -72,16 +71,7 @@ def test_a_run_killed_and_resumed_keeps_tables_that_equal_a_recomputation(tmp_pa
                             stderr=subprocess.DEVNULL, start_new_session=True)
     store = killed / "store.sqlite"
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            if store.exists():
-                try:
-                    n = sqlite3.connect(store).execute("SELECT COUNT(*) FROM games").fetchone()[0]
-                except sqlite3.OperationalError:
-                    n = 0
-                if n > 600:
-                    break
-            time.sleep(0.05)
+        wait_for_games(store, 600)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -169,14 +159,7 @@ def test_a_stored_game_the_schedule_now_seats_otherwise_stops_the_resume(tmp_pat
                             stderr=subprocess.DEVNULL, start_new_session=True)
     store = tmp_path / "store.sqlite"
     try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if store.exists() and sqlite3.connect(store).execute("SELECT COUNT(*) FROM games").fetchone()[0] > 20:
-                    break
-            except sqlite3.OperationalError:
-                pass
-            time.sleep(0.05)
+        wait_for_games(store, 20, seconds=60)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()

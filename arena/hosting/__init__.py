@@ -15,7 +15,6 @@ children). This package may import the rest of ``arena``; nothing in ``arena`` o
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ..match import Player
 from .codecs import CODEC_PICKLE

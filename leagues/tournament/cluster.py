@@ -21,14 +21,10 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import time
 from typing import Any, Iterable, Iterator
 
-from arena import Variant
-from arena.matchplay import MatchRule
-
 from leagues.tournament.batching import batch_size, updated_rate
-from leagues.tournament.config import EntrantConfig, TournamentConfig
+from leagues.tournament.config import TournamentConfig
 from leagues.tournament.schedule import GameSpec
 
 log = logging.getLogger("leagues.tournament.runner")
@@ -49,15 +45,27 @@ def _dask() -> Any:
     return distributed
 
 
-def parse_address(text: str) -> tuple[str, int | None]:
-    """("local", N) for ``local:N``, else (the scheduler's address, None)."""
+def address_problem(text: str) -> str | None:
+    """What is wrong with a cluster address, or None: ``local:N`` (1 to 256 worker processes) or a
+    scheduler's ``tcp://HOST:PORT`` (any Dask scheme: ``tls://``...). The config's ``cluster`` key and
+    ``--cluster`` are checked by this one rule."""
     if text.startswith("local:"):
         n = text.split(":", 1)[1]
         if not n.isdigit() or not 1 <= int(n) <= 256:
-            raise ClusterError(f"--cluster {text}: local:N takes a number of worker processes from 1 to 256")
-        return "local", int(n)
+            return "local:N takes a number of worker processes from 1 to 256"
+        return None
     if "://" not in text:
-        raise ClusterError(f"--cluster {text}: give tcp://HOST:PORT (or tls://...), or local:N")
+        return "give tcp://HOST:PORT (or tls://...), or local:N"
+    return None
+
+
+def parse_address(text: str) -> tuple[str, int | None]:
+    """("local", N) for ``local:N``, else (the scheduler's address, None)."""
+    problem = address_problem(text)
+    if problem is not None:
+        raise ClusterError(f"--cluster {text}: {problem}")
+    if text.startswith("local:"):
+        return "local", int(text.split(":", 1)[1])
     return text, None
 
 

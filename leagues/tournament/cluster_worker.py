@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from typing import Any
 
 from distributed import WorkerPlugin
@@ -49,13 +48,9 @@ class TutePlayers(WorkerPlugin):  # type: ignore[misc]
 
 def play_batch(plugin: str, specs: list[GameSpec]) -> Any:
     """One batch on a Dask worker: the same ``Batch`` a local worker returns."""
-    from leagues.tournament.runner import Batch, ROW_RESULT
+    from leagues.tournament.runner import play_batch as play
 
-    worker = _PLAYERS[plugin]
-    start = time.perf_counter()
-    rows = [worker.play(s) for s in specs]
-    forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
-    return Batch(rows, forfeits, time.perf_counter() - start)
+    return play(_PLAYERS[plugin], specs)
 
 
 def check_entrants(entrants: dict[str, EntrantConfig], time_limit_ms: int, memory_mb: int) -> list[str]:

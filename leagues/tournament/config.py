@@ -254,11 +254,14 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
 
 def _cluster(c: Checker, data: dict[str, Any]) -> str | None:
     """``cluster``: a Dask scheduler's address (tcp://HOST:PORT, tls://...) or local:N."""
+    from leagues.tournament.cluster import address_problem  # no Dask import: that waits for a run
+
     value = c.get(data, "", "cluster", str, None)
     if value is None:
         return None
-    if not (re.fullmatch(r"local:\d{1,3}", value) or re.fullmatch(r"(tcp|tls|inproc|ucx)://\S+", value)):
-        raise c.fail("cluster", f"{clip(value)} is not tcp://HOST:PORT, tls://HOST:PORT or local:N")
+    problem = address_problem(value)
+    if problem is not None:
+        raise c.fail("cluster", f"{clip(value)}: {problem}")
     return value
 
 

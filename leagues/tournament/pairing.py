@@ -25,7 +25,7 @@ import itertools
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 
 from arena import derive_seed
@@ -156,7 +156,6 @@ def _pair_in_blocks(names: list[str], h: History, seed: int, round_no: int, low:
     carry: list[str] = []
     for start in range(0, len(ranked), size):
         block = carry + ranked[start:start + size]
-        last = start + size >= len(ranked)
         edges = [_edge(a, b, h, low, seed, round_no) for a, b in itertools.combinations(sorted(block), 2)
                  if not h.meetings(a, b)]
         if not edges:

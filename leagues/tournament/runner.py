@@ -248,12 +248,17 @@ class Batch:
     seconds: float
 
 
-def _play_batch(specs: Sequence[GameSpec]) -> Batch:
-    assert _WORKER is not None
+def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
+    """``specs`` played by ``worker``: the answer of a local worker process and of a Dask worker alike."""
     start = time.perf_counter()
-    rows = [_WORKER.play(s) for s in specs]
+    rows = [worker.play(s) for s in specs]
     forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
     return Batch(rows, forfeits, time.perf_counter() - start)
+
+
+def _play_batch(specs: Sequence[GameSpec]) -> Batch:
+    assert _WORKER is not None
+    return play_batch(_WORKER, specs)
 
 
 def _worker_main(conn: Connection, *init: Any) -> None:

@@ -20,8 +20,8 @@ import json
 import math
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
