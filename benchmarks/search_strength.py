@@ -1,8 +1,8 @@
 """Strength of ``search`` (and of the ``oracle`` ceiling) against another bot over duplicate deals.
 
     python benchmarks/search_strength.py [--variant tute-2 ... | --variant all] [--deals 2000]
-                                         [--opponent greedy] [--oracle] [--workers 2] [--seed 0]
-                                         [--param worlds=24 ...]
+                                         [--opponent greedy | git:COMMIT] [--oracle] [--workers 2]
+                                         [--seed 0] [--param worlds=24 ...] [--opponent-param ...]
 
 Each deal (deck order and dealer from the seed and the deal number) is played once per seat rotation:
 search at each seat in turn (a dealer who sits out is skipped), or in a pairs variant holding both
@@ -27,8 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import importlib
 import multiprocessing as mp
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -48,9 +51,41 @@ _BUILTIN = {"greedy": "bots.greedy:GreedyBot", "random": "bots.random_bot:Random
             "search": "bots.search:SearchBot"}
 
 
-def _make(name: str) -> Any:
-    """An opponent by entry point name or module:Class (built-ins work before ``pip install -e``)."""
-    return make_bot(_BUILTIN.get(name, name) if ":" not in name else name)
+def _make(name: str, params: dict[str, Any] | None = None) -> Any:
+    """An opponent by entry point name, module:Class (built-ins work before ``pip install -e``), or
+    ``git:COMMIT``: ``search`` as it was at that commit of this repository."""
+    if name.startswith("git:"):
+        return commit_search(name[4:])(**(params or {}))
+    return make_bot(_BUILTIN.get(name, name) if ":" not in name else name, params or None)
+
+
+def commit_search(commit: str) -> Any:
+    """``SearchBot`` as it was at ``commit``: that commit's ``bots/*.py`` extracted (once) into a package
+    of their own and imported next to today's (they run on today's ``arena``, whose interface they must
+    still fit). How a change to search is measured against the search it replaces."""
+    root = Path(__file__).resolve().parents[1]
+    sha = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", commit + "^{commit}"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    package = f"search_at_{sha[:12]}"
+    base = Path(tempfile.gettempdir()) / "tute-search-commits"
+    target = base / package
+    if not (target / "__init__.py").exists():
+        files = subprocess.run(["git", "-C", str(root), "ls-tree", "--name-only", sha, "bots/"],
+                               capture_output=True, text=True, check=True).stdout.split()
+        base.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=base))
+        for f in files:
+            if f.endswith(".py"):
+                text = subprocess.run(["git", "-C", str(root), "show", f"{sha}:{f}"], capture_output=True,
+                                      text=True, check=True).stdout
+                (staging / Path(f).name).write_text(text)
+        try:
+            staging.rename(target)  # atomic: a parallel worker either wins or finds it there
+        except OSError:
+            pass
+    if str(base) not in sys.path:
+        sys.path.insert(0, str(base))
+    return importlib.import_module(f"{package}.search").SearchBot
 
 
 def rotations(v: Variant, dealer: int) -> list[set[int]]:
@@ -61,22 +96,22 @@ def rotations(v: Variant, dealer: int) -> list[set[int]]:
     return [{s} for s in range(v.players) if not (v.sits_out and s == dealer)]
 
 
-def play_block(args: tuple[str, str, int, int, dict[str, Any], bool]) -> dict[str, Any]:
+def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, Any]]) -> dict[str, Any]:
     """Every rotation of one duplicate deal, by search and (``oracle``) by the oracle."""
-    variant_name, opponent, seed, deal, params, oracle = args
+    variant_name, opponent, seed, deal, params, oracle, opponent_params = args
     v = get_variant(variant_name)
     n = v.players
     game_seed = derive_seed("search-strength", variant_name, seed, deal)
     deck = shuffled_deck(v, game_seed)
     dealer = deal % n
     out: dict[str, Any] = {"deal": deal, "forfeits": 0, "searched": 0, "seconds": 0.0, "slowest": 0.0,
-                           "capped": 0}
+                           "capped": 0, "opponent_searched": 0, "opponent_seconds": 0.0}
     for kind in ("search", "oracle") if oracle else ("search",):
         score = 0.0
         games = rotations(v, dealer)
         for k, mine in enumerate(games):
             bot = SearchBot if kind == "search" else OracleBot
-            players = [bot(**params) if s in mine else _make(opponent) for s in range(n)]
+            players = [bot(**params) if s in mine else _make(opponent, opponent_params) for s in range(n)]
             names = [kind if s in mine else opponent for s in range(n)]
             gid = f"strength/{deal}/{k}"
             if kind == "search":
@@ -95,6 +130,9 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool]) -> dict[st
                     out["seconds"] += players[s].search_seconds
                     out["slowest"] = max(out["slowest"], players[s].search_max)
                     out["capped"] += players[s].capped
+                for s in set(range(n)) - mine:  # a searching opponent: its time, to match budgets
+                    out["opponent_searched"] += getattr(players[s], "searched", 0)
+                    out["opponent_seconds"] += getattr(players[s], "search_seconds", 0.0)
         out[kind] = score / len(games)
     return out
 
@@ -111,9 +149,11 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     mean, low, high = _interval([r["search"] for r in results])
     searched = sum(r["searched"] for r in results)
     ms = 1000 * sum(r["seconds"] for r in results) / searched if searched else 0.0
+    theirs = sum(r["opponent_searched"] for r in results)
     out = {"deals": len(results), "score": mean, "low": low, "high": high,
            "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched,
-           "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results)}
+           "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results),
+           "opponent_ms_per_move": 1000 * sum(r["opponent_seconds"] for r in results) / theirs if theirs else None}
     if all("oracle" in r for r in results):
         o, o_low, o_high = _interval([r["oracle"] for r in results])
         out.update(oracle=o, oracle_low=o_low, oracle_high=o_high,
@@ -121,8 +161,8 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run(variant: str, a: argparse.Namespace, params: dict[str, Any]) -> dict[str, Any]:
-    jobs = [(variant, a.opponent, a.seed, d, params, a.oracle) for d in range(a.deals)]
+def run(variant: str, a: argparse.Namespace, params: dict[str, Any], opponent_params: dict[str, Any]) -> dict[str, Any]:
+    jobs = [(variant, a.opponent, a.seed, d, params, a.oracle, opponent_params) for d in range(a.deals)]
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
     with mp.Pool(a.workers) as pool:
@@ -135,7 +175,7 @@ def run(variant: str, a: argparse.Namespace, params: dict[str, Any]) -> dict[str
                       + f" {s['ms_per_move']:.1f} ms/move (max {s['max_ms']:.0f}), forfeits {s['forfeits']}, "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     s = summarize(sorted(results, key=lambda r: r["deal"]))
-    s.update(variant=variant, opponent=a.opponent, seed=a.seed, params=params,
+    s.update(variant=variant, opponent=a.opponent, opponent_params=opponent_params, seed=a.seed, params=params,
              seconds=round(time.perf_counter() - started, 1), workers=a.workers)
     return s
 
@@ -145,26 +185,23 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--variant", action="append", default=[],
                     help="a preset (repeatable), or all (every preset); default tute-2")
     ap.add_argument("--deals", type=int, default=2000)
-    ap.add_argument("--opponent", default="greedy")
+    ap.add_argument("--opponent", default="greedy",
+                    help="a bot name, module:Class, or git:COMMIT (search as it was at that commit)")
     ap.add_argument("--oracle", action="store_true", help="also play the oracle on the same deals")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                     help="SearchBot parameter (JSON value), e.g. --param worlds=48")
+    ap.add_argument("--opponent-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="the opponent's parameter, e.g. --opponent-param worlds=256 to match CPU budgets")
     ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
-    params: dict[str, Any] = {}
-    for p in a.param:
-        key, _, value = p.partition("=")
-        try:
-            params[key] = json.loads(value)
-        except json.JSONDecodeError:
-            params[key] = value
+    params, opponent_params = _params(a.param), _params(a.opponent_param)
     variants = a.variant or ["tute-2"]
     if "all" in variants:
         variants = list(VARIANTS)
     for name in variants:
-        s = run(name, a, params)
+        s = run(name, a, params, opponent_params)
         if a.json:
             print(json.dumps(s), flush=True)
             continue
@@ -177,6 +214,21 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  search: {s['ms_per_move']:.1f} ms per searched move (max {s['max_ms']:.0f} ms, "
               f"{s['capped']} stopped at the time budget) over {s['searched_moves']} moves; "
               f"wall {s['seconds']:.1f} s with {a.workers} workers", flush=True)
+        if s["opponent_ms_per_move"] is not None:
+            print(f"  {a.opponent}: {s['opponent_ms_per_move']:.1f} ms per searched move, "
+                  f"params {opponent_params or 'default'}", flush=True)
+
+
+def _params(pairs: list[str]) -> dict[str, Any]:
+    """KEY=VALUE options as keyword arguments (a JSON value, else the string)."""
+    out: dict[str, Any] = {}
+    for p in pairs:
+        key, _, value = p.partition("=")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
 
 
 if __name__ == "__main__":

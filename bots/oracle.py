@@ -29,6 +29,7 @@ class OracleBot(SearchBot):
 
     def __init__(self, **params: Any) -> None:
         super().__init__(**params)
+        self.inference = 1.0  # every world is the real deal: nothing to infer
         self._state: GameState | None = None
 
     def see(self, state: GameState) -> None:
@@ -39,7 +40,7 @@ class OracleBot(SearchBot):
         st = self._real(view)
         return list(st.hands), list(st.stock[st.stock_pos:])
 
-    def world(self, view: PlayerView) -> GameState:
+    def world(self, view: PlayerView, dealt: tuple[list[int], list[int]] | None = None) -> GameState:
         return self._real(view).copy()
 
     def _real(self, view: PlayerView) -> GameState:

@@ -29,7 +29,7 @@ from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
-from .playout import CHEAP, cheapest, dearest, follow_card, lead_card, margin, seat_pairwise, uniform, weakest
+from .playout import CHEAP, cheapest, dearest, follow_card, lead_card, margin, partner_safe, ruffed_suits, seat_pairwise, uniform, weakest
 
 _CODE = A.CODE
 Rand = Callable[[], float]
@@ -84,13 +84,16 @@ def card(st: GameState, mask: int) -> int:
             for h in st.hands:
                 alive |= h
             alive &= ~mask
-        return lead_card(mask, alive, trump, strict, st.sung)
+        many = r.active > 2
+        return lead_card(mask, alive, trump, strict, st.sung,
+                         ruffed_suits(st.hands, cur, r.partner[cur], trump) if strict and many else 0, many)
     partner = r.partner[cur]
     top = st.top
     best_trump = top if SUIT[top] == trump else -1
-    return follow_card(mask, st.hands[cur], list(trick), len(trick) == st.k - 1,
-                       partner >= 0 and partner == st.win_seat, trump, strict, st.led, st.best_led, best_trump,
-                       st.sung, st.face_up)
+    safe = partner >= 0 and partner == st.win_seat and \
+        partner_safe(st.hands, st.trick_order(st.leader)[len(trick) + 1:], top, st.led, trump)
+    return follow_card(mask, st.hands[cur], list(trick), len(trick) == st.k - 1, safe, trump, strict, st.led,
+                       st.best_led, best_trump, st.sung, st.face_up)
 
 
 def duck_card(st: GameState, mask: int) -> int:

@@ -17,7 +17,8 @@ How it decides, in order:
    A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 4.
 4. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, the hidden cards are dealt
    at random consistently with everything the seat knows (``view.knowledge.deal_unseen``: own hand
-   exact, known cards placed, shown voids respected, the rest shuffled), each legal card is played in
+   exact, known cards placed, shown voids respected, the rest shuffled) and resampled by how well they
+   explain the other sides' plays (``bots/inference.py``), each legal card is played in
    that same world and the deal is finished by a fast playout policy for every seat, and the card with
    the best total over the same worlds (common random numbers) wins. Where the bitmask playouts model
    the variant (``bots/playout.py``: trump from a card, most points win) they finish the deal; elsewhere
@@ -46,15 +47,19 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     margin_weight (0.25): weight of the point margin against the win in a playout's value.
     endgame (True): exact alpha-beta in the two-player endgame.
     endgame_nodes (200000): alpha-beta node budget per decision before falling back to PIMC.
-    bid_worlds (32): sampled deals for the auction's estimate.
+    bid_worlds (64): sampled deals for the auction's estimate (32 let a hand of low cards bid 60 in one
+        deal of three: the best of four suits over too few deals is optimistic).
     bid_confidence (0.6): the share of those deals a bid must be made in.
+    inference (0.3): the likelihood of another side's past play that the playout policy would not have
+        made, in a world (1: no inference, uniform worlds); figures in docs/search.md.
+    oversample (2): deals drawn per world kept by the inference's resampling.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from arena import PlayerView
 from arena import actions as A
@@ -64,8 +69,9 @@ from arena.state import GameState
 from arena import rules as R
 from arena.rules import BEATS, Rules
 
-from . import bidding, referee_playout
+from . import bidding, inference, referee_playout
 from .greedy import declaration
+from .inference import Evidence
 from .playout import Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -73,6 +79,9 @@ _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 WIN = 1000  # endgame value of a won deal, above any point margin
 #: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
 LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
+#: worlds kept per resampled batch (each of ``oversample`` times as many deals): small enough that the
+#: time budget is checked often, large enough that resampling has a choice
+RESAMPLED = 16
 
 
 class _Abort(Exception):
@@ -93,7 +102,8 @@ class SearchBot:
 
     def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
-                 bid_worlds: int = 32, bid_confidence: float = 0.6) -> None:
+                 bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
+                 oversample: int = 2) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.max_ms = float(max_ms)
@@ -103,6 +113,8 @@ class SearchBot:
         self.endgame_nodes = int(endgame_nodes)
         self.bid_worlds = max(1, int(bid_worlds))
         self.bid_confidence = float(bid_confidence)
+        self.inference = float(inference)
+        self.oversample = max(1, int(oversample))
         #: seconds, monotonic; a test sets a fake one (not a parameter: a tournament's config could not
         #: give a clock, only break one)
         self.clock: Callable[[], float] = time.perf_counter
@@ -181,10 +193,27 @@ class SearchBot:
         view. The oracle overrides it with the real ones."""
         return view.knowledge.deal_unseen(self.rng)
 
-    def world(self, view: PlayerView) -> GameState:
-        """One world as a referee state."""
-        hands, pile = self.deal(view)
+    def world(self, view: PlayerView, dealt: tuple[list[int], list[int]] | None = None) -> GameState:
+        """One world as a referee state: ``dealt`` (hands and pile), or a new ``deal``. The oracle's is
+        the real deal."""
+        hands, pile = dealt if dealt is not None else self.deal(view)
         return GameState.from_view(view, hands, pile)
+
+    def worlds_for(self, view: PlayerView) -> Iterator[tuple[list[int], list[int]]]:
+        """PIMC's worlds, without end: uniform deals (``deal``), or, with ``inference`` on and plays to
+        learn from, each batch resampled from ``oversample`` times as many by how well each explains the
+        other seats' plays (``bots/inference.py``). Resampling, not weighting, because a playout costs
+        several deals: the playouts go to the likely worlds instead of being discounted after."""
+        evidence = Evidence(view, self.inference) if self.inference < 1.0 and inference.models(view.variant) \
+            else None
+        if evidence is None or not evidence.decisions or self.oversample == 1:
+            while True:
+                yield self.deal(view)
+        k = self.oversample
+        rand = self.rng.random
+        while True:
+            batch = [self.deal(view) for _ in range(RESAMPLED * k)]
+            yield from inference.resample(batch, [evidence.weight(h) for h, _ in batch], RESAMPLED, rand())
 
     def _out_of_time(self, deadline: float) -> bool:
         if self.clock() >= deadline:
@@ -221,8 +250,9 @@ class SearchBot:
         eps = self.epsilon
         mw = self.margin_weight
         totals = [0.0] * len(plays)
+        worlds = self.worlds_for(view)
         for _ in range(self.worlds):
-            hands, pile = self.deal(view)
+            hands, pile = next(worlds)
             for i, c in enumerate(plays):
                 totals[i] += playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
             if self._out_of_time(deadline):
@@ -238,8 +268,9 @@ class SearchBot:
         mw = self.margin_weight
         finish, value = referee_playout.finish, referee_playout.value
         totals = [0.0] * len(plays)
+        worlds = self.worlds_for(view)
         for _ in range(self.worlds):
-            world = self.world(view)
+            world = self.world(view, next(worlds))
             for i, c in enumerate(plays):
                 st = world.copy()
                 st.push(c)

@@ -230,9 +230,8 @@ def test_pairwise_scores_sides_against_every_other_side() -> None:
         assert sum(pairwise(ranks, s) for s in range(len(ranks))) == pytest.approx(len(ranks) / 2)
 
 
-@pytest.mark.parametrize("name", ["tute-3", "cabron", "cabrero-5", "subastado"])
-def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
-    """The referee playouts' value without the margin is exactly the benchmark's measure."""
+def _bench():  # type: ignore[no-untyped-def]
+    """``benchmarks/search_strength.py`` as a module (benchmarks are scripts, not a package)."""
     import importlib.util
     from pathlib import Path
 
@@ -240,6 +239,13 @@ def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
         "search_strength", Path(__file__).resolve().parents[1] / "benchmarks" / "search_strength.py")
     bench = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(bench)  # type: ignore[union-attr]
+    return bench
+
+
+@pytest.mark.parametrize("name", ["tute-3", "cabron", "cabrero-5", "subastado"])
+def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
+    """The referee playouts' value without the margin is exactly the benchmark's measure."""
+    bench = _bench()
     v = VARIANTS[name]
     for seed in range(6):
         st_ = _position(name, seed, 1.0)
@@ -278,3 +284,23 @@ def test_a_command_bot_is_told_the_move_limit_in_new_game(tmp_path) -> None:  # 
     assert rec.result.forfeit is None
     messages = [json.loads(x) for x in seen.read_text().splitlines()]
     assert messages and messages[0]["time_ms"] == 300 and messages[0]["seat"] == 0
+
+
+def test_the_benchmark_plays_search_as_it_was_at_a_commit() -> None:
+    """``--opponent git:HEAD`` is a separate copy of the committed search: in a clean checkout it
+    plays exactly the moves of today's (a copy that drifted would show here)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    if subprocess.run(["git", "-C", str(root), "diff", "--quiet", "HEAD", "--", "bots"]).returncode != 0:
+        pytest.skip("bots/ has uncommitted changes: HEAD's search is not today's")
+    bench = _bench()
+    old = bench.commit_search("HEAD")
+    assert old is not SearchBot and old.__module__.startswith("search_at_")
+    v = VARIANTS["tute-2"]
+    for seed in range(2):
+        deck = shuffled_deck(v, seed)
+        a = play_game(v, deck, 0, [SearchBot(worlds=6), old(worlds=6)], seed=seed)
+        b = play_game(v, deck, 0, [SearchBot(worlds=6), SearchBot(worlds=6)], seed=seed)
+        assert a.actions == b.actions
