@@ -3,6 +3,7 @@
     python benchmarks/search_strength.py [--variant tute-2 ... | --variant all] [--deals 2000]
                                          [--opponent greedy | git:COMMIT] [--oracle] [--workers 2]
                                          [--seed 0] [--param worlds=24 ...] [--opponent-param ...]
+                                         [--baseline git:COMMIT [--baseline-param ...]]
 
 Each deal (deck order and dealer from the seed and the deal number) is played once per seat rotation:
 search at each seat in turn (a dealer who sits out is skipped), or in a pairs variant holding both
@@ -13,6 +14,11 @@ loser, staying out of it against each opponent that did not). Two equal bots sco
 in every variant. The deal's *block score* is the mean over its rotations, so the luck of the cards
 cancels; the mean over blocks is the score, and its 95% interval is mean +- 1.96 * sd / sqrt(blocks)
 (normal approximation, blocks are independent).
+
+With ``--baseline git:COMMIT`` they are played again by search as it was at that commit (its
+``bots/`` extracted and run on today's ``arena``), and the paired difference is printed: the mean over
+deals of (search's block score - the baseline's), with its interval; the deals' luck cancels twice, so
+a change to search is measured on the same cards, against the same opponent, as the one it replaces.
 
 With ``--oracle`` the same rotations of the same deals are played again by ``oracle`` (``bots/oracle.py``:
 the same search given the real hidden cards), and the share of the gap search closes is printed:
@@ -96,9 +102,11 @@ def rotations(v: Variant, dealer: int) -> list[set[int]]:
     return [{s} for s in range(v.players) if not (v.sits_out and s == dealer)]
 
 
-def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, Any]]) -> dict[str, Any]:
-    """Every rotation of one duplicate deal, by search and (``oracle``) by the oracle."""
-    variant_name, opponent, seed, deal, params, oracle, opponent_params = args
+def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, Any], str | None,
+                           dict[str, Any]]) -> dict[str, Any]:
+    """Every rotation of one duplicate deal, by search, (``oracle``) by the oracle and (``baseline``)
+    by the baseline search."""
+    variant_name, opponent, seed, deal, params, oracle, opponent_params, baseline, baseline_params = args
     v = get_variant(variant_name)
     n = v.players
     game_seed = derive_seed("search-strength", variant_name, seed, deal)
@@ -106,15 +114,21 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, A
     dealer = deal % n
     out: dict[str, Any] = {"deal": deal, "forfeits": 0, "searched": 0, "seconds": 0.0, "slowest": 0.0,
                            "capped": 0, "opponent_searched": 0, "opponent_seconds": 0.0}
-    for kind in ("search", "oracle") if oracle else ("search",):
+    kinds = ["search"] + (["oracle"] if oracle else []) + (["baseline"] if baseline else [])
+    for kind in kinds:
         score = 0.0
         games = rotations(v, dealer)
         for k, mine in enumerate(games):
-            bot = SearchBot if kind == "search" else OracleBot
-            players = [bot(**params) if s in mine else _make(opponent, opponent_params) for s in range(n)]
+            if kind == "baseline":
+                assert baseline is not None
+                players = [_make(baseline, baseline_params) if s in mine else _make(opponent, opponent_params)
+                           for s in range(n)]
+            else:
+                bot = SearchBot if kind == "search" else OracleBot
+                players = [bot(**params) if s in mine else _make(opponent, opponent_params) for s in range(n)]
             names = [kind if s in mine else opponent for s in range(n)]
             gid = f"strength/{deal}/{k}"
-            if kind == "search":
+            if kind != "oracle":
                 result: GameResult = play_game(v, deck, dealer, players, game_id=gid, seed=game_seed,
                                                names=names).result
             else:
@@ -133,6 +147,11 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, A
                 for s in set(range(n)) - mine:  # a searching opponent: its time, to match budgets
                     out["opponent_searched"] += getattr(players[s], "searched", 0)
                     out["opponent_seconds"] += getattr(players[s], "search_seconds", 0.0)
+            if kind == "baseline":
+                for s in mine:
+                    out["baseline_searched"] = out.get("baseline_searched", 0) + getattr(players[s], "searched", 0)
+                    out["baseline_seconds"] = out.get("baseline_seconds", 0.0) + getattr(players[s], "search_seconds",
+                                                                                        0.0)
         out[kind] = score / len(games)
     return out
 
@@ -158,11 +177,20 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
         o, o_low, o_high = _interval([r["oracle"] for r in results])
         out.update(oracle=o, oracle_low=o_low, oracle_high=o_high,
                    gap_closed=(mean - 0.5) / (o - 0.5) if o != 0.5 else float("nan"))
+    if all("baseline" in r for r in results):
+        b, b_low, b_high = _interval([r["baseline"] for r in results])
+        d, d_low, d_high = _interval([r["search"] - r["baseline"] for r in results])
+        searched_b = sum(r.get("baseline_searched", 0) for r in results)
+        out.update(baseline=b, baseline_low=b_low, baseline_high=b_high, difference=d, difference_low=d_low,
+                   difference_high=d_high, baseline_ms_per_move=1000 * sum(r.get("baseline_seconds", 0.0)
+                                                                           for r in results) / searched_b
+                   if searched_b else None)
     return out
 
 
 def run(variant: str, a: argparse.Namespace, params: dict[str, Any], opponent_params: dict[str, Any]) -> dict[str, Any]:
-    jobs = [(variant, a.opponent, a.seed, d, params, a.oracle, opponent_params) for d in range(a.deals)]
+    jobs = [(variant, a.opponent, a.seed, d, params, a.oracle, opponent_params, a.baseline,
+             _params(a.baseline_param)) for d in range(a.deals)]
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
     with mp.Pool(a.workers) as pool:
@@ -172,6 +200,7 @@ def run(variant: str, a: argparse.Namespace, params: dict[str, Any], opponent_pa
                 s = summarize(results)
                 print(f"  {variant} {i} deals: score {s['score']:.4f} [{s['low']:.4f}, {s['high']:.4f}]"
                       + (f" oracle {s['oracle']:.4f}" if "oracle" in s else "")
+                      + (f" baseline {s['baseline']:.4f}" if "baseline" in s else "")
                       + f" {s['ms_per_move']:.1f} ms/move (max {s['max_ms']:.0f}), forfeits {s['forfeits']}, "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     s = summarize(sorted(results, key=lambda r: r["deal"]))
@@ -188,6 +217,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--opponent", default="greedy",
                     help="a bot name, module:Class, or git:COMMIT (search as it was at that commit)")
     ap.add_argument("--oracle", action="store_true", help="also play the oracle on the same deals")
+    ap.add_argument("--baseline", metavar="git:COMMIT",
+                    help="also play search as it was at COMMIT on the same deals; print the paired difference")
+    ap.add_argument("--baseline-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="the baseline's parameter (default: none, its own defaults)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
@@ -208,6 +241,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{name}: search vs {a.opponent}, {s['deals']} duplicate deals, seed {a.seed}, "
               f"params {params or 'default'}")
         print(f"  score {s['score']:.4f}  95% interval [{s['low']:.4f}, {s['high']:.4f}]  forfeits {s['forfeits']}")
+        if "baseline" in s:
+            print(f"  baseline {a.baseline} {s['baseline']:.4f}  95% interval [{s['baseline_low']:.4f}, "
+                  f"{s['baseline_high']:.4f}]  paired difference {s['difference']:+.4f}  95% interval "
+                  f"[{s['difference_low']:+.4f}, {s['difference_high']:+.4f}]"
+                  + (f"  baseline {s['baseline_ms_per_move']:.1f} ms per searched move"
+                     if s["baseline_ms_per_move"] is not None else ""))
         if "oracle" in s:
             print(f"  oracle {s['oracle']:.4f}  95% interval [{s['oracle_low']:.4f}, {s['oracle_high']:.4f}]  "
                   f"gap closed {s['gap_closed']:.2f}")

@@ -304,3 +304,6 @@ def test_the_benchmark_plays_search_as_it_was_at_a_commit() -> None:
         a = play_game(v, deck, 0, [SearchBot(worlds=6), old(worlds=6)], seed=seed)
         b = play_game(v, deck, 0, [SearchBot(worlds=6), SearchBot(worlds=6)], seed=seed)
         assert a.actions == b.actions
+    # --baseline git:HEAD: the same deals again by the copy; against itself the difference is nil
+    out = bench.play_block(("tute-3", "greedy", 0, 1, {"worlds": 4}, False, {}, "git:HEAD", {"worlds": 4}))
+    assert out["baseline"] == out["search"] and out["baseline_searched"] == out["searched"] > 0
