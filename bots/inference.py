@@ -17,7 +17,9 @@ not random.
 
 Only decisions whose hand a world determines are used: with a draw pile, a hand before a draw is not
 (which card came from the pile is not in the world), so there only the strict phase and the current
-trick count. The decisions of every other seat count, a partner's included.
+trick count. Only the other sides' decisions count: a partner may be anything, another copy of this bot
+included (counting a partner that is ``search`` as if it played the policy: tute-4-pairs +0.005 +- 0.034
+over 200 deals, nothing).
 """
 
 from __future__ import annotations
@@ -42,7 +44,8 @@ def models(v: object) -> bool:
 
 def resample(items: list[T], weights: list[float], k: int, u: float) -> list[T]:
     """``k`` of ``items`` drawn in proportion to ``weights`` (systematic resampling: one uniform ``u``
-    in [0, 1), each item kept about k * its share of the weight times). Equal weights keep every k-th."""
+    in [0, 1), each item kept about k * its share of the weight times). Equal weights keep evenly spaced
+    ones."""
     total = sum(weights)
     if total <= 0.0:
         return items[:k]
