@@ -29,7 +29,8 @@ from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
-from .playout import CHEAP, cheapest, dearest, follow_card, lead_card, margin, partner_safe, ruffed_suits, seat_pairwise, uniform, weakest
+from .playout import (CHEAP, cheapest, dearest, follow_card, lead_card, margin, partner_safe, ruffed_suits,
+                      seat_pairwise, uniform, weakest)
 
 _CODE = A.CODE
 Rand = Callable[[], float]

@@ -230,13 +230,13 @@ def test_pairwise_scores_sides_against_every_other_side() -> None:
         assert sum(pairwise(ranks, s) for s in range(len(ranks))) == pytest.approx(len(ranks) / 2)
 
 
-def _bench():  # type: ignore[no-untyped-def]
-    """``benchmarks/search_strength.py`` as a module (benchmarks are scripts, not a package)."""
+def _bench(name: str = "search_strength"):  # type: ignore[no-untyped-def]
+    """``benchmarks/NAME.py`` as a module (benchmarks are scripts, not a package)."""
     import importlib.util
     from pathlib import Path
 
-    spec = importlib.util.spec_from_file_location(
-        "search_strength", Path(__file__).resolve().parents[1] / "benchmarks" / "search_strength.py")
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     bench = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(bench)  # type: ignore[union-attr]
     return bench
@@ -307,3 +307,13 @@ def test_the_benchmark_plays_search_as_it_was_at_a_commit() -> None:
     # --baseline git:HEAD: the same deals again by the copy; against itself the difference is nil
     out = bench.play_block(("tute-3", "greedy", 0, 1, {"worlds": 4}, False, {}, "git:HEAD", {"worlds": 4}))
     assert out["baseline"] == out["search"] and out["baseline_searched"] == out["searched"] > 0
+
+
+def test_the_regret_benchmark_scores_arms_on_the_same_positions() -> None:
+    """``benchmarks/search_regret.py``: every arm answers every position; two equal arms answer alike;
+    a regret is never negative (the best card's value minus the chosen one's)."""
+    arms = [{"worlds": 4}, {"worlds": 4}, {"worlds": 4, "inference": 1.0}]
+    a, b, c = _bench("search_regret").regrets("tute-3", 1, arms, 0, None)
+    assert len(a) == len(b) == len(c) >= 3
+    assert a == b
+    assert min(a + c) >= 0.0
