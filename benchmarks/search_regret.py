@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import VARIANTS, PlayerView, derive_seed, get_variant, shuffled_deck  # noqa: E402
 from arena.cards import NAMES  # noqa: E402
-from arena.match import game_infos  # noqa: E402
-from arena.state import OVER, PLAY, GameState  # noqa: E402
+from arena.state import PLAY, GameState  # noqa: E402
 
 from bots.greedy import GreedyBot  # noqa: E402
+from bots.oracle import play_open  # noqa: E402
 from bots.playout import Position, playout, supports  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
@@ -51,33 +51,29 @@ def regrets(variant: str, games: int, arms: list[dict[str, Any]], seed: int, pha
     pick = random.Random(f"regret/{variant}/{seed}")
     for g in range(games):
         game_seed = derive_seed("search-regret", variant, seed, g)
-        st = GameState.new(v, shuffled_deck(v, game_seed), g % v.players)
-        players = [GreedyBot() for _ in range(v.players)]
-        for p, info in zip(players, game_infos(st, str(g), game_seed, ["greedy"] * v.players)):
-            p.new_game(info)
-        while st.phase != OVER:
-            legal = st.legal_actions()
-            if len(legal) == 1:
-                st.apply(legal[0])
-                continue
-            view = PlayerView.of(st, st.current)
+
+        def judge(st: GameState, view: PlayerView) -> None:
+            legal = view.legal
             plays = [c for c in range(40) if "play " + NAMES[c] in legal]
             wanted = phase is None or (view.stock_left > 0) == (phase == "pile")
             endgame = v.players == 2 and view.stock_left == 0
-            if st.phase == PLAY and len(plays) == len(legal) > 1 and len(view.tricks) >= 3 and not endgame \
-                    and wanted and pick.random() < 0.5:
-                pos = Position(view)
-                hands, pile = list(st.hands), list(st.stock[st.stock_pos:])
-                rng = random.Random(f"{game_seed}/{len(st.actions)}")
-                value = [sum(playout(r, pos, list(hands), pile, c, rng.random, 0.1).value(r, view.seat, 0.25)
-                             for _ in range(ROLLOUTS)) / ROLLOUTS for c in plays]
-                best = max(value)
-                for i, params in enumerate(arms):
-                    bot = SearchBot(**params)
-                    bot.new_game({"seed": game_seed, "seat": view.seat})
-                    chosen = bot.choose(view)
-                    out[i].append(best - value[plays.index(next(c for c in plays if "play " + NAMES[c] == chosen))])
-            st.apply(players[st.current].choose(view))
+            if not (st.phase == PLAY and len(plays) == len(legal) > 1 and len(view.tricks) >= 3 and not endgame
+                    and wanted and pick.random() < 0.5):
+                return
+            pos = Position(view)
+            hands, pile = list(st.hands), list(st.stock[st.stock_pos:])
+            rng = random.Random(f"{game_seed}/{len(st.actions)}")
+            value = [sum(playout(r, pos, list(hands), pile, c, rng.random, 0.1).value(r, view.seat, 0.25)
+                         for _ in range(ROLLOUTS)) / ROLLOUTS for c in plays]
+            best = max(value)
+            for i, params in enumerate(arms):
+                bot = SearchBot(**params)
+                bot.new_game({"seed": game_seed, "seat": view.seat})
+                chosen = bot.choose(view)
+                out[i].append(best - value[plays.index(next(c for c in plays if "play " + NAMES[c] == chosen))])
+
+        play_open(v, shuffled_deck(v, game_seed), g % v.players, [GreedyBot() for _ in range(v.players)],
+                  game_id=str(g), seed=game_seed, watch=judge)
     return out
 
 

@@ -11,7 +11,7 @@ search: ``(search - 0.5) / (oracle - 0.5)`` is the share of that gap search clos
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from arena import PlayerView
 from arena.match import game_infos
@@ -51,9 +51,12 @@ class OracleBot(SearchBot):
 
 
 def play_open(variant: Variant, deck: Sequence[int], dealer: int, players: Sequence[Any], *, game_id: str = "",
-              seed: int | None = None, names: Sequence[str] | None = None) -> GameState:
+              seed: int | None = None, names: Sequence[str] | None = None,
+              watch: Callable[[GameState, PlayerView], None] | None = None) -> GameState:
     """One deal where every ``OracleBot`` sees the real deal before it decides (benchmarks only: no
-    forfeits, a bot's exception propagates). Returns the finished state."""
+    forfeits, a bot's exception propagates). ``watch`` is shown the real state and the view before
+    each decision a seat is asked (benchmarks and tests that study positions). Returns the finished
+    state."""
     state = GameState.new(variant, deck, dealer)
     infos = game_infos(state, game_id, seed, list(names) if names else [type(p).__name__ for p in players])
     for p, info in zip(players, infos):
@@ -69,5 +72,8 @@ def play_open(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         p = players[seat]
         if isinstance(p, OracleBot):
             p.see(state)
-        state.apply(p.choose(PlayerView.of(state, seat)))
+        view = PlayerView.of(state, seat)
+        if watch is not None:
+            watch(state, view)
+        state.apply(p.choose(view))
     return state

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from arena import VARIANTS, GameState, PlayerView, shuffled_deck
 from arena import rules as R
 from arena.cards import BIT
-from arena.match import game_infos
-from arena.state import OVER, PLAY
+from arena.state import PLAY
 from bots.greedy import GreedyBot
 from bots.inference import Evidence, models, resample
+from bots.oracle import play_open
 from bots.search import SearchBot
 
 from rulesets import RULESETS
@@ -78,23 +78,16 @@ def test_against_greedy_the_real_deal_weighs_more_than_a_sampled_one(name: str) 
     rng = random.Random(7)
     above = total = 0
     for deal in range(12):
-        state = GameState.new(v, shuffled_deck(v, 100 + deal), deal % v.players)
-        players = [GreedyBot() for _ in range(v.players)]
-        for p, info in zip(players, game_infos(state, "g", deal, ["greedy"] * v.players)):
-            p.new_game(info)
-        while state.phase != OVER:
-            legal = state.legal_actions()
-            if len(legal) == 1:
-                state.apply(legal[0])
-                continue
-            view = PlayerView.of(state, state.current)
+        def judge(state: GameState, view: PlayerView) -> None:
+            nonlocal above, total
             if state.phase == PLAY and len(view.tricks) >= 3 and rng.random() < 0.25:
                 ev = Evidence(view, 0.3)
                 sampled = [ev.weight(view.knowledge.deal_unseen(rng)[0]) for _ in range(60)]
-                real = ev.weight(list(state.hands))
                 total += 1
-                above += real > sum(sampled) / len(sampled)
-            state.apply(players[state.current].choose(view))
+                above += ev.weight(list(state.hands)) > sum(sampled) / len(sampled)
+
+        play_open(v, shuffled_deck(v, 100 + deal), deal % v.players, [GreedyBot() for _ in range(v.players)],
+                  seed=deal, watch=judge)
     assert total >= 20
     assert above / total >= 0.75, (above, total)
 
