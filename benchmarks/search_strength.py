@@ -31,10 +31,11 @@ number), so the figures do not depend on the number of workers.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
-import importlib
 import multiprocessing as mp
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -88,7 +89,7 @@ def commit_search(commit: str) -> Any:
         try:
             staging.rename(target)  # atomic: a parallel worker either wins or finds it there
         except OSError:
-            pass
+            shutil.rmtree(staging, ignore_errors=True)
     if str(base) not in sys.path:
         sys.path.insert(0, str(base))
     return importlib.import_module(f"{package}.search").SearchBot
@@ -188,7 +189,8 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def run(variant: str, a: argparse.Namespace, params: dict[str, Any], opponent_params: dict[str, Any]) -> dict[str, Any]:
+def run(variant: str, a: argparse.Namespace, params: dict[str, Any],
+        opponent_params: dict[str, Any]) -> dict[str, Any]:
     jobs = [(variant, a.opponent, a.seed, d, params, a.oracle, opponent_params, a.baseline,
              _params(a.baseline_param)) for d in range(a.deals)]
     started = time.perf_counter()
@@ -230,6 +232,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
     params, opponent_params = _params(a.param), _params(a.opponent_param)
+    for option, spec in (("--opponent", a.opponent), ("--baseline", a.baseline)):
+        if spec and spec.startswith("git:"):
+            try:
+                commit_search(spec[4:])
+            except (subprocess.CalledProcessError, OSError, ImportError, AttributeError) as e:
+                ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
     variants = a.variant or ["tute-2"]
     if "all" in variants:
         variants = list(VARIANTS)
