@@ -24,13 +24,13 @@ over 200 deals, nothing).
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from arena import PlayerView
 from arena import rules as R
 from arena.cards import BIT, NO_CARD, SUIT, SUIT_MASK
 
-from .playout import follow_card, lead_card
+from .playout import MANY_SEATS, follow_card, lead_card
 
 
 T = TypeVar("T")
@@ -61,6 +61,32 @@ def resample(items: list[T], weights: list[float], k: int, u: float) -> list[T]:
     while len(out) < k:  # rounding at the very end
         out.append(items[-1])
     return out
+
+
+class Decision(NamedTuple):
+    """One past card choice of another side's seat, with what its hand then is derived from."""
+
+    seat: int
+    card: int
+    #: what the seat played from this choice on: its hand then = its hand in a world now | this
+    later: int
+    #: the cards still in play when it chose (its own hand is masked out per world)
+    alive: int
+    #: the trick so far (empty: it led) and the kernel's state of it
+    prefix: list[int]
+    led: int
+    best_led: int
+    top: int
+    best_trump: int
+    mode: int
+    strict: bool
+    #: its partner holds the trick (the duties' exemption); and, as far as it could see, safely
+    holds: bool
+    safe: bool
+    last: bool
+    face_up: int
+    #: side-suit cards it had reason to think an opponent would trump (a lead's only)
+    feared: int
 
 
 class Evidence:
@@ -96,8 +122,9 @@ class Evidence:
             state = (-1, -1, -1, -1)
             for k, c in enumerate(cards):
                 seat = seats[k]
-                if r.team[seat] != r.team[me]:
-                    raw.append((seat, c, tuple(cards[:k]), state, strict, played, _feared(void, seat, r, trump)))
+                if r.team[seat] != r.team[me]:  # what it feared matters only to a lead
+                    raw.append((seat, c, tuple(cards[:k]), state, strict, played,
+                                0 if k else _feared(void, seat, r, trump)))
                 if k == 0:
                     state = (SUIT[c], c, c, seat)
                 else:
@@ -111,8 +138,7 @@ class Evidence:
                     state = (led, best_led, new_top, seat if new_top != top else win)
                 played |= BIT[c]
         # each decision's hand = the seat's hand in the world | ``later``: what it played from then on
-        self.decisions: list[tuple[int, int, int, int, tuple[int, ...], int, int, int, int, bool, bool, bool,
-                                   bool, int, int]] = []
+        self.decisions: list[Decision] = []
         later = [0] * v.players
         for seat, c, prefix, (led, best_led, top, win), strict, before, feared in reversed(raw):
             later[seat] |= BIT[c]
@@ -123,8 +149,10 @@ class Evidence:
                 holds = r.partner[seat] >= 0 and r.partner[seat] == win
                 # the hands after it were hidden from it: the partner's card is safe when last or a trump
                 safe = holds and (last or SUIT[top] == trump)
-            self.decisions.append((seat, c, later[seat], alive, prefix, led, best_led, top, r.mode(strict),
-                                   strict, holds, safe, last, NO_CARD if strict else view.face_up, feared))
+            best_trump = top if prefix and SUIT[top] == trump else -1
+            self.decisions.append(Decision(seat, c, later[seat], alive, list(prefix), led, best_led, top, best_trump,
+                                           r.mode(strict), strict, holds, safe, last,
+                                           NO_CARD if strict else view.face_up, feared))
         self.decisions.reverse()
 
     def weight(self, hands: list[int]) -> float:
@@ -134,10 +162,10 @@ class Evidence:
         trump = self.trump
         noise = self.noise
         sung = self.sung
-        many = r.active > 2
+        many = r.active >= MANY_SEATS
         w = 1.0
         playable = R.playable
-        for (seat, c, later, alive, prefix, led, best_led, top, mode, strict, holds, safe, last, face,
+        for (seat, c, later, alive, prefix, led, best_led, top, best_trump, mode, strict, holds, safe, last, face,
              feared) in self.decisions:
             hand = hands[seat] | later
             if prefix and mode != R.FREE:
@@ -149,9 +177,8 @@ class Evidence:
             if not prefix:
                 guess = lead_card(mask, alive & ~hand, trump, strict, sung, feared, many)
             else:
-                best_trump = top if SUIT[top] == trump else -1
-                guess = follow_card(mask, hand, list(prefix), last, safe, trump, strict, led, best_led,
-                                    best_trump, sung, face)
+                guess = follow_card(mask, hand, prefix, last, safe, trump, strict, led, best_led, best_trump, sung,
+                                    face)
             if guess != c:
                 w *= noise
         return w

@@ -158,12 +158,17 @@ def uniform(mask: int, rand: Callable[[], float]) -> int:
     return (mask & -mask).bit_length() - 1
 
 
+#: seats in play from which a lead reads the table (``lead_card``'s ``many``): with two, the same rules
+#: lost tute-2 0.036 +- 0.042 (docs/search.md)
+MANY_SEATS = 3
+
+
 def lead_card(mask: int, alive: int, trump: int, strict: bool, sung: int, ruffed: int = 0,
               many: bool = False) -> int:
     """Leading: in the strict phase a master (no live card beats it) worth most, a side suit's first;
-    else the cheapest card that is not half of an unsung cante. With three seats or more (``many``) a
+    else the cheapest card that is not half of an unsung cante. With ``MANY_SEATS`` or more (``many``) a
     master trump may be led too, and no master of a suit an opponent would trump (``ruffed``: its
-    cards): with two, the same rules lost tute-2 rollouts 0.036 +- 0.042 (docs/search.md)."""
+    cards)."""
     cheap = CHEAP[trump]
     if strict:
         tmask = TRUMP_MASK[trump]
@@ -371,9 +376,9 @@ def _choose(mask: int, hand: int, hands: list[int], trick: list[int], n: int, cu
             for h in hands:
                 alive |= h
             alive &= ~mask
-            if n > 2:
+            if n >= MANY_SEATS:
                 ruffed = ruffed_suits(hands, cur, partner[cur], trump)
-        return lead_card(mask, alive, trump, strict, sung, ruffed, n > 2)
+        return lead_card(mask, alive, trump, strict, sung, ruffed, n >= MANY_SEATS)
     p = partner[cur]
     best_trump = top if SUIT[top] == trump else -1
     safe = p >= 0 and p == win

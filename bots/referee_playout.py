@@ -29,8 +29,8 @@ from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
-from .playout import (CHEAP, cheapest, dearest, follow_card, lead_card, margin, partner_safe, ruffed_suits,
-                      seat_pairwise, uniform, weakest)
+from .playout import (CHEAP, MANY_SEATS, cheapest, dearest, follow_card, lead_card, margin, partner_safe,
+                      ruffed_suits, seat_pairwise, uniform, weakest)
 
 _CODE = A.CODE
 Rand = Callable[[], float]
@@ -85,7 +85,7 @@ def card(st: GameState, mask: int) -> int:
             for h in st.hands:
                 alive |= h
             alive &= ~mask
-        many = r.active > 2
+        many = r.active >= MANY_SEATS
         return lead_card(mask, alive, trump, strict, st.sung,
                          ruffed_suits(st.hands, cur, r.partner[cur], trump) if strict and many else 0, many)
     partner = r.partner[cur]

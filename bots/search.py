@@ -71,7 +71,6 @@ from arena.rules import BEATS, Rules
 
 from . import bidding, inference, referee_playout
 from .greedy import declaration
-from .inference import Evidence
 from .playout import Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -204,8 +203,8 @@ class SearchBot:
         learn from, each batch resampled from ``oversample`` times as many by how well each explains the
         other seats' plays (``bots/inference.py``). Resampling, not weighting, because a playout costs
         several deals: the playouts go to the likely worlds instead of being discounted after."""
-        evidence = Evidence(view, self.inference) if self.inference < 1.0 and inference.models(view.variant) \
-            else None
+        evidence = inference.Evidence(view, self.inference) \
+            if self.inference < 1.0 and inference.models(view.variant) else None
         if evidence is None or not evidence.decisions or self.oversample == 1:
             while True:
                 yield self.deal(view)

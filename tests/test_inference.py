@@ -55,8 +55,9 @@ def test_each_past_choice_is_legal_in_the_hand_rebuilt_from_the_real_deal(name: 
     view = PlayerView.of(state, state.current)
     ev = Evidence(view, 0.3)
     r = view.variant.rules
-    for (seat, c, later, _alive, prefix, led, best_led, top, mode, _strict, holds, _safe, _last, _face,
-         _feared) in ev.decisions:
+    for d in ev.decisions:
+        seat, c, later, prefix, led, best_led, top, mode, holds = (d.seat, d.card, d.later, d.prefix, d.led,
+                                                                   d.best_led, d.top, d.mode, d.holds)
         assert r.team[seat] != r.team[view.seat]  # only the other sides' choices
         hand = state.hands[seat] | later
         assert hand & BIT[c]
