@@ -36,19 +36,22 @@ _CODE = A.CODE
 Rand = Callable[[], float]
 
 
-def finish(st: GameState, rand: Rand, eps: float, trace: list[tuple[int, str]] | None = None) -> GameState:
+def finish(st: GameState, rand: Rand, eps: float, trace: list[tuple[int, str]] | None = None,
+           ducker: int = -1) -> GameState:
     """Play ``st`` to the end by the policy (``st`` is changed). With ``trace``, each action is appended
-    as (seat, action text)."""
+    as (seat, action text). ``ducker``: a seat that keeps out of tricks once it has one (``duck_card``),
+    the other plan of a deal with losers, where the last place is as safe as the first."""
     while st.phase != OVER:
-        code = move(st, rand, eps)
+        code = move(st, rand, eps, ducker)
         if trace is not None:
             trace.append((st.current, A_TEXT[code]))
         st.push(code)
     return st
 
 
-def move(st: GameState, rand: Rand, eps: float) -> int:
-    """The policy's action for the seat on move, as an action code (always a legal one)."""
+def move(st: GameState, rand: Rand, eps: float, ducker: int = -1) -> int:
+    """The policy's action for the seat on move, as an action code (always a legal one); ``ducker`` as
+    in ``finish``."""
     cur = st.current
     if st.phase == PLAY:
         if st.window_seat == cur:
@@ -60,6 +63,8 @@ def move(st: GameState, rand: Rand, eps: float) -> int:
             return mask.bit_length() - 1
         if rand() < eps:
             return uniform(mask, rand)
+        if cur == ducker and st.tricks_won[cur]:
+            return duck_card(st, mask)
         return card(st, mask)
     if st.phase == AUCTION:
         return A.PASS_CODE
@@ -98,7 +103,8 @@ def card(st: GameState, mask: int) -> int:
 
 
 def duck_card(st: GameState, mask: int) -> int:
-    """Cabrón, for a seat that has its trick (over 100 points loses): stay out of tricks. Lead the weakest
+    """For a seat that has its trick and wants no more (cabrón, where over 100 points loses; search's
+    ducking plan in cabrero): stay out of tricks. Lead the weakest
     card that is not half of a pair; follow with the dearest card that does not win, else the cheapest
     winner."""
     key = CHEAP[st.trump]

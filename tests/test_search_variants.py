@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena import VARIANTS, GameState, PlayerView, play_game, shuffled_deck
-from arena.cards import parse_card
+from arena.cards import NAMES, parse_card
+from arena.state import PLAY
 from bots import bidding, referee_playout
 from bots.greedy import GreedyBot
 from bots.oracle import OracleBot, play_open
@@ -52,7 +53,8 @@ def test_referee_playouts_replay_on_the_referee_move_by_move(name: str, seed: in
     rng = random.Random(seed)
     world = PlayerView.of(state, state.current).sample_world(rng)
     trace: list[tuple[int, str]] = []
-    done = referee_playout.finish(world.copy(), rng.random, 0.2, trace)
+    ducker = seed % world.variant.players if seed % 3 == 0 else -1  # search's other plan (``plans``)
+    done = referee_playout.finish(world.copy(), rng.random, 0.2, trace, ducker)
     check = world.copy()
     for seat, action in trace:
         assert check.current == seat
@@ -60,6 +62,40 @@ def test_referee_playouts_replay_on_the_referee_move_by_move(name: str, seed: in
         check.apply(action)
     assert check.is_over
     assert check.result_ == done.result_
+
+
+@pytest.mark.parametrize("name", ["cabrero", "cabrero-5", "cabrero-3"])
+def test_the_ducking_plan_keeps_out_of_tricks_once_it_has_one(name: str) -> None:
+    """With ``ducker``, that seat plays ``duck_card`` at each choice once it has a trick, and so takes
+    fewer tricks after its first than the policy does in the same worlds."""
+    after_first = {False: 0, True: 0}
+    for seed in range(12):
+        state = _position(name, seed, 0.0)
+        world = PlayerView.of(state, state.current).sample_world(random.Random(seed))
+        me = world.current
+        for duck in (False, True):
+            trace: list[tuple[int, str]] = []
+            referee_playout.finish(world.copy(), random.Random(seed).random, 0.0, trace, me if duck else -1)
+            check = world.copy()
+            for seat, action in trace:
+                mask = check.playable() if check.phase == PLAY and action.startswith("play") else 0
+                if duck and seat == me and check.tricks_won[me] and mask & (mask - 1):
+                    assert action == "play " + NAMES[referee_playout.duck_card(check, mask)]
+                check.apply(action)
+            after_first[duck] += max(0, check.tricks_won[me] - 1)
+    assert after_first[True] < after_first[False]
+
+
+def test_plans_search_both_plans_only_where_the_policy_does_not_duck_already() -> None:
+    """``plans`` doubles the playouts in cabrero; in cabrón, whose policy already keeps out of tricks
+    once it has one, it changes nothing."""
+    for name, same in (("cabron", True), ("cabrero", False)):
+        v = VARIANTS[name]
+        games = []
+        for plans in (False, True):
+            players = [SearchBot(seed=1, worlds=4, plans=plans) if s == 1 else GreedyBot() for s in range(v.players)]
+            games.append(play_game(v, shuffled_deck(v, 3), 0, players, seed=3).actions)
+        assert (games[0] == games[1]) is same, name
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
