@@ -104,9 +104,8 @@ def card(st: GameState, mask: int) -> int:
 
 def duck_card(st: GameState, mask: int) -> int:
     """For a seat that has its trick and wants no more (cabrón, where over 100 points loses; search's
-    ducking plan in cabrero): stay out of tricks. Lead the weakest
-    card that is not half of a pair; follow with the dearest card that does not win, else the cheapest
-    winner."""
+    ducking plan in cabrero): stay out of tricks. Lead the weakest card that is not half of a pair;
+    follow with the dearest card that does not win, else the cheapest winner."""
     key = CHEAP[st.trump]
     if not st.trick:
         return weakest(mask & ~_pair_halves(mask) or mask)
