@@ -23,7 +23,7 @@ from typing import Sequence
 
 from . import actions as A
 from . import rules as R
-from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, POINTS, SUIT, SUIT_MASK, SUITS, deck as deck_cards
+from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, SUIT, SUIT_MASK, SUITS, deck as deck_cards
 from .result import Forfeit, GameResult, competition_ranks
 from .rules import BEATS, ELEVENS, STRICT, Rules
 from .variants import Variant

@@ -15,7 +15,6 @@ difference), and ``Mix(p)`` against ``Mix(q)`` has the difference the played blo
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 import time

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena import replay
-from arena.matchplay import MatchRecord, verify_match
-from leagues.cli import main
+from arena.matchplay import verify_match
 from leagues.records.archive import export, import_file, verify
 from leagues.tournament.config import ConfigError, load_config
 from leagues.tournament.leaderboard import render, standings

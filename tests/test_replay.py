@@ -87,7 +87,6 @@ def tamper(rec: GameRecord, how: str) -> GameRecord:
     data = rec.to_json()
     if how == "card":
         i = next(i for i, (_, a) in enumerate(data["actions"]) if a.startswith("play") and i > 5)
-        seat = data["actions"][i][0]
         others = [c for c in NAMES if f"play {c}" != data["actions"][i][1]]
         data["actions"][i][1] = f"play {others[0]}"
     elif how == "missing":

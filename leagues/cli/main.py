@@ -19,7 +19,7 @@ from tabulate import tabulate
 from arena import VARIANTS, BotFailure, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
-from arena.hosting import BotLoadError, make_player
+from arena.hosting import BotLoadError
 
 from leagues.cli.style import CHOICES, redraw
 from leagues.tournament.forfeits import first_line
