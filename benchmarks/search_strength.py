@@ -103,16 +103,21 @@ def rotations(v: Variant, dealer: int) -> list[set[int]]:
     return [{s} for s in range(v.players) if not (v.sits_out and s == dealer)]
 
 
+def deal_of(variant_name: str, seed: int, deal: int) -> tuple[Variant, int, list[int], int]:
+    """Deal number ``deal`` of a run: the variant, the game seed, the deck and the dealer (one definition
+    for every benchmark that plays these deals)."""
+    v = get_variant(variant_name)
+    game_seed = derive_seed("search-strength", variant_name, seed, deal)
+    return v, game_seed, list(shuffled_deck(v, game_seed)), deal % v.players
+
+
 def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, Any], str | None,
                            dict[str, Any]]) -> dict[str, Any]:
     """Every rotation of one duplicate deal, by search, (``oracle``) by the oracle and (``baseline``)
     by the baseline search."""
     variant_name, opponent, seed, deal, params, oracle, opponent_params, baseline, baseline_params = args
-    v = get_variant(variant_name)
+    v, game_seed, deck, dealer = deal_of(variant_name, seed, deal)
     n = v.players
-    game_seed = derive_seed("search-strength", variant_name, seed, deal)
-    deck = shuffled_deck(v, game_seed)
-    dealer = deal % n
     out: dict[str, Any] = {"deal": deal, "forfeits": 0, "searched": 0, "seconds": 0.0, "slowest": 0.0,
                            "capped": 0, "opponent_searched": 0, "opponent_seconds": 0.0}
     kinds = ["search"] + (["oracle"] if oracle else []) + (["baseline"] if baseline else [])
