@@ -1,5 +1,5 @@
 """``python -m leagues ...`` is ``tute ...``."""
 
-from leagues.cli import main
+from leagues.console import main
 
 main()

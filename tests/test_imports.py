@@ -3,7 +3,8 @@ another's private names.
 
 Layers, bottom up: ``arena`` (one game) -> ``bots`` (players, through ``arena``'s public API as any
 plugin) -> ``leagues`` (many games), and inside ``leagues``: ``tournament`` -> ``records`` -> ``league``
--> ``cli``. Nothing imports ``leagues.cli`` (the top) but ``leagues.__main__``.
+-> ``cli``. Nothing imports ``leagues.cli`` (the top) but its entry points: ``leagues.console`` (the
+``tute`` script) and ``leagues.__main__``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ ALLOWED = {
     "leagues.records": {"arena", "leagues.tournament", "leagues.records"},
     "leagues.league": {"arena", "leagues.tournament", "leagues.records", "leagues.league"},
     "leagues.cli": {"arena", "leagues.tournament", "leagues.records", "leagues.league", "leagues.cli"},
-    "leagues": {"arena", "leagues.cli"},  # leagues/__init__ and __main__
+    "leagues.console": {"leagues.cli"},  # the console script, lighter than leagues.cli to import
+    "leagues": {"arena", "leagues.cli", "leagues.console"},  # leagues/__init__ and __main__
 }
 
 
@@ -93,7 +95,7 @@ def test_every_module_imports_downward_only() -> None:
 def test_nothing_imports_the_cli_but_its_entry_points() -> None:
     for path in project_modules():
         module = module_name(path)
-        if module.startswith("leagues.cli") or module in ("leagues", "leagues.__main__"):
+        if module.startswith("leagues.cli") or module in ("leagues", "leagues.__main__", "leagues.console"):
             continue
         for target, _ in imports_of(path.read_text(encoding="utf-8"), module, path.name == "__init__.py"):
             assert not target.startswith("leagues.cli"), f"{module} imports {target}"

@@ -15,6 +15,8 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
 from arena import BotFailure, get_variant, play_game, shuffled_deck
 from arena.hosting import make_player
 
@@ -198,6 +200,36 @@ def test_ctrl_c_prints_the_summary_of_the_games_finished(tmp_path: Path) -> None
     first = out.splitlines()[0]
     assert first.startswith("tute-2: ") and "of 100000 deals" in first and "interrupted" in err
     assert "Traceback" not in err
+
+
+def test_ctrl_c_while_the_commands_are_still_importing_is_one_line_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The console script's first module catches a Ctrl-C that lands while the commands import (the
+    import of ``leagues.cli.main`` is made to raise it here, as the signal would)."""
+    import builtins
+
+    from leagues.console import main
+
+    real_import = builtins.__import__
+
+    def interrupted_import(name: str, *args: object, **kwargs: object) -> object:
+        if name == "leagues.cli.main":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted_import)
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "tute: aborted\n"
+
+
+def test_the_tute_script_and_python_m_leagues_start_at_the_console_module(tmp_path: Path) -> None:
+    assert "leagues.console" in Path(TUTE).read_text(encoding="utf-8")
+    for command in ([TUTE, "--help"], [sys.executable, "-m", "leagues", "--help"]):
+        done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0 and "run" in done.stdout, done.stderr
 
 
 def test_import_skip_existing_skips_identical_games_and_refuses_changed_ones(tmp_path: Path) -> None:
