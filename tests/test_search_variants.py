@@ -86,16 +86,34 @@ def test_the_ducking_plan_keeps_out_of_tricks_once_it_has_one(name: str) -> None
     assert after_first[True] < after_first[False]
 
 
-def test_plans_search_both_plans_only_where_the_policy_does_not_duck_already() -> None:
-    """``plans`` doubles the playouts in cabrero; in cabrón, whose policy already keeps out of tricks
-    once it has one, it changes nothing."""
-    for name, same in (("cabron", True), ("cabrero", False)):
+def test_plans_search_both_plans_only_where_the_policy_does_not_duck_already(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``plans`` plays each card of each world out twice in cabrero, by the policy and with the seat
+    ducking; in cabrón, whose policy already keeps out of tricks once it has one, once, and the game is
+    the same with and without it. Each playout's plan is recorded as the search asks for it."""
+    real_finish = referee_playout.finish
+    for name, both in (("cabron", False), ("cabrero", True)):
         v = VARIANTS[name]
         games = []
         for plans in (False, True):
+            asked: list[int] = []
+
+            def finish(st: GameState, rand: referee_playout.Rand, eps: float,
+                       trace: list[tuple[int, str]] | None = None, ducker: int = -1) -> GameState:
+                asked.append(ducker)
+                return real_finish(st, rand, eps, trace, ducker)
+
+            monkeypatch.setattr(referee_playout, "finish", finish)
             players = [SearchBot(seed=1, worlds=4, plans=plans) if s == 1 else GreedyBot() for s in range(v.players)]
             games.append(play_game(v, shuffled_deck(v, 3), 0, players, seed=3).actions)
-        assert (games[0] == games[1]) is same, name
+            monkeypatch.setattr(referee_playout, "finish", real_finish)
+            assert asked, name
+            if plans and both:
+                assert asked[0::2] == [-1] * (len(asked) // 2) and asked[1::2] == [1] * (len(asked) // 2), name
+            else:
+                assert set(asked) == {-1}, (name, plans)
+        if not both:
+            assert games[0] == games[1], name
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
