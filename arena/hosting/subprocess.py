@@ -417,9 +417,13 @@ class SubprocessHost:
 
     # ----------------------------------------------------------------------------- plumbing
     def _fail(self, reason: str, detail: str) -> Any:
-        """Kill the bot (its state is unknown now: a late answer would be read as the next one) and raise."""
-        tail = self._pump.tail_text() if self._pump is not None else ""
+        """Kill the bot (its state is unknown now: a late answer would be read as the next one) and raise.
+
+        The stderr tail is read after the kill, which waits for the pump to reach the pipe's end: a bot
+        that writes its traceback and exits at once is often seen gone (its stdout closed) before the
+        pump has read those last lines, and the report would lack them."""
         self._kill()
+        tail = self._pump.tail_text() if self._pump is not None else ""
         if tail and reason != "protocol":
             detail = f"{detail}; stderr: {tail}"
         self._log.warning("%s: %s", reason, detail)
