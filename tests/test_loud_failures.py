@@ -138,7 +138,7 @@ def test_a_crash_keeps_the_last_lines_of_the_bots_stderr(tmp_path: Path) -> None
     details = []
     try:
         # many crashes: the bot is often seen gone (stdout closed) before its last stderr lines are read,
-        # so a report taken without waiting for them lacked the tail now and then (about one in 40 runs)
+        # so a report taken without waiting for them lacked the tail now and then (2 of 3 runs of this test)
         for game in range(40):
             rec = play_game(v, shuffled_deck(v, game), 1, [crashy, other], seed=game)
             f = rec.result.forfeit
