@@ -65,6 +65,22 @@ class Position:
         self.done_seven, self.done_two = view.exchanges_done
 
 
+class Frontier:
+    """Where a playout stopped with ``stop_at_strict``: the pile just ran out (two players: every card is
+    known in the world), the trick winner ``leader`` to lead the first strict trick."""
+
+    __slots__ = ("hands", "leader", "points", "sung", "won", "left")
+
+    def __init__(self, hands: list[int], leader: int, points: list[int], sung: int, won: list[int],
+                 left: int) -> None:
+        self.hands = hands
+        self.leader = leader
+        self.points = points
+        self.sung = sung
+        self.won = won
+        self.left = left
+
+
 class Outcome:
     """How a playout ended: points per seat, the last trick's winner, or the seat that won by Tute."""
 
@@ -254,11 +270,14 @@ def partner_safe(hands: Sequence[int], later: Sequence[int], top: int, led: int,
 
 
 def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int, rand: Callable[[], float],
-            eps: float, trace: list[tuple[int, str, int]] | None = None) -> Outcome:
+            eps: float, trace: list[tuple[int, str, int]] | None = None,
+            stop_at_strict: bool = False) -> Outcome | Frontier:
     """Play ``first`` for the seat on move, then finish the deal by the policy for every seat.
 
     ``hands`` (changed in place) and ``pile`` (face-down, top first) are one world's hidden cards.
     With ``trace``, every action is appended as (seat, referee action text, playable mask or 0).
+    With ``stop_at_strict``, the playout stops where the pile runs out, declarations made, and returns
+    that ``Frontier`` for an exact solver to finish.
     """
     n = r.active
     nxt = p.next
@@ -280,6 +299,7 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
     beats = BEATS[trump]  # trump never changes in the variants modelled (``supports``)
     exchanging = r.exchange_bits[trump] if face != NO_CARD else 0
     tute_on = r.tute_mode != "disabled"
+    ended = False
     c = first
     while True:
         hand = hands[cur]
@@ -322,6 +342,7 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
             pos, face = R.draw(hands, pile, pos, face, win)
             if face == NO_CARD:
                 mode = r.mode(True)
+                ended = stop_at_strict
         cur = win
         stock_left = len(pile) - pos + (face != NO_CARD)
         sang = False
@@ -344,6 +365,8 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
                     points[seat] += R.cante_points(suit, trump)
                     if trace is not None:
                         trace.append((seat, "sing " + "oceb"[suit], 0))
+        if ended:
+            return Frontier(hands, cur, points, sung, won, total - ntricks)
 
 
 def _exchange(r: Rules, hands: list[int], seat: int, trump: int, face: int, done: list[bool],

@@ -28,6 +28,10 @@ How it decides, in order:
    1 for a won deal (0.5 for a shared first place; in the variants with more sides, the pairwise score
    against every other side) plus ``margin_weight`` times the point margin over the best other side /
    130 where points decide.
+5. **Exact leaves** (two players, the last tricks of the pile, ``solve_pile``): a playout stops where
+   the pile runs out, and the rest of that world, perfect information from there, is solved for the
+   win by the endgame's alpha-beta instead of played out by the policy: the policy's strict-phase play
+   is what a searching opponent punishes, and the last pile tricks decide which hands enter it.
 
 Phases it does not understand fall back to ``pass`` or the first legal action, which the referee
 guarantees is legal.
@@ -58,6 +62,12 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     plans (True): in cabrero, where the last place is as safe as the first, each card is also played
         out with the seat's later play keeping out of tricks once it has one, and the card goes with
         the better plan (twice the playouts: +0.017 in cabrero, +0.012 in cabrero-5; docs/search.md).
+    solve_pile (6): exact leaves (step 5) in the decisions with at most this many cards left in the
+        pile, the face-up card counted (0: never), with hands of at most ``LEAF_HAND`` (6) cards. Each leaf costs about ten playouts, so only the last
+        pile tricks get them (tute-2 against the search of c69bec0: +0.055 over 300 paired deals).
+    leaf_nodes (2000): alpha-beta node budget of one leaf, which bounds the time of a world (tute-2's
+        leaves took 129 nodes on average, 1,073 at most; habanero's 8-card ones 827, 4,640 at the 99th
+        percentile); over it, that card is played out by the policy as without leaves.
 """
 
 from __future__ import annotations
@@ -76,7 +86,7 @@ from arena.rules import BEATS, Rules
 
 from . import bidding, inference, referee_playout
 from .greedy import declaration
-from .playout import Position, playout, supports
+from .playout import Frontier, Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
@@ -86,6 +96,10 @@ LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
 #: worlds kept per resampled batch (each of ``oversample`` times as many deals): small enough that the
 #: time budget is checked often, large enough that resampling has a choice
 RESAMPLED = 16
+#: exact leaves only with hands of at most this many cards: tute-2's 6-card leaves gained +0.055 head to
+#: head; habanero's 8-card ones cost six times the nodes, ran decisions into the time budget and lost
+#: -0.030 [-0.062, +0.002] against ``greedy`` (docs/search.md)
+LEAF_HAND = 6
 
 
 class _Abort(Exception):
@@ -107,7 +121,7 @@ class SearchBot:
     def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
-                 oversample: int = 2, plans: bool = True) -> None:
+                 oversample: int = 2, plans: bool = True, solve_pile: int = 6, leaf_nodes: int = 2_000) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.max_ms = float(max_ms)
@@ -120,6 +134,9 @@ class SearchBot:
         self.inference = float(inference)
         self.oversample = max(1, int(oversample))
         self.plans = bool(plans)
+        self.solve_pile = int(solve_pile)
+        self.leaf_nodes = int(leaf_nodes)
+        self.leaf_aborts = 0
         #: seconds, monotonic; a test sets a fake one (not a parameter: a tournament's config could not
         #: give a clock, only break one)
         self.clock: Callable[[], float] = time.perf_counter
@@ -180,10 +197,14 @@ class SearchBot:
     def _deadline(self, start: float) -> float:
         return start + self.budget_ms() / 1000.0
 
+    def _solvable(self, view: PlayerView) -> bool:
+        """Two players in a variant the endgame solver models (it tracks no singers)."""
+        v = view.variant
+        return self.endgame and v.players == 2 and v.tute_after_cante and not v.skipped_cante_lost
+
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
         v = view.variant
-        if self.endgame and v.players == 2 and view.face_up == NO_CARD and view.stock_left == 0 \
-                and v.tute_after_cante and not v.skipped_cante_lost:  # the solver tracks no singers
+        if self._solvable(view) and view.face_up == NO_CARD and view.stock_left == 0:
             try:
                 return self._endgame(view, plays)
             except _Abort:
@@ -256,13 +277,42 @@ class SearchBot:
         mw = self.margin_weight
         totals = [0.0] * len(plays)
         worlds = self.worlds_for(view)
+        stop = 0 < view.stock_left <= self.solve_pile and view.variant.hand_size <= LEAF_HAND \
+            and self._solvable(view)
+        solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         for _ in range(self.worlds):
             hands, pile = next(worlds)
             for i, c in enumerate(plays):
-                totals[i] += playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+                out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
+                if out.__class__ is Frontier:
+                    leaf = self._leaf(rules, view.trump, seat, out, mw, solved)
+                    if leaf is None:  # over its node budget: the policy's playout, as without leaves
+                        leaf = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+                    totals[i] += leaf
+                else:
+                    totals[i] += out.value(rules, seat, mw)
             if self._out_of_time(deadline):
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
+
+    def _leaf(self, rules: Rules, trump: int, seat: int, f: Frontier, mw: float,
+              solved: dict[tuple[int, ...], float | None]) -> float | None:
+        """A playout's value where the pile ran out: the rest solved exactly, for the win only (a null
+        window around a draw), plus the margin so far as the tie-break; None over ``leaf_nodes``."""
+        diff = f.points[seat] - f.points[1 - seat]
+        key = (f.hands[0], f.hands[1], f.leader, diff, f.sung, f.won[0], f.won[1])
+        if key in solved:
+            return solved[key]
+        eg = _Endgame(rules, trump, seat, self.leaf_nodes)
+        try:
+            val = eg.lead(f.hands, f.leader, diff, f.sung, f.won, f.left, -1, 1)
+        except _Abort:
+            self.leaf_aborts += 1
+            solved[key] = None
+            return None
+        win = 1.0 if val >= 1 else 0.0 if val <= -1 else 0.5
+        solved[key] = value = win + mw * diff / 130.0
+        return value
 
     def _pimc_referee(self, view: PlayerView, plays: list[int], start: float) -> int:
         """PIMC with playouts on the referee (``bots/referee_playout.py``), for every other variant."""

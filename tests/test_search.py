@@ -44,8 +44,9 @@ def test_deterministic_for_a_seed() -> None:
         v = VARIANTS[name]
         deck = shuffled_deck(v, 11)
         runs = []
-        reused = [SearchBot(seed=5, worlds=6) for _ in range(v.players)]
-        for players in ([SearchBot(seed=5, worlds=6) for _ in range(v.players)], reused, reused):
+        # no time budget: a decision stops on its worlds, never on a loaded machine's clock
+        reused = [SearchBot(seed=5, worlds=6, max_ms=1e9) for _ in range(v.players)]
+        for players in ([SearchBot(seed=5, worlds=6, max_ms=1e9) for _ in range(v.players)], reused, reused):
             rec = play_game(v, deck, 1, players, seed=42)
             runs.append(rec.actions)
         assert runs[0] == runs[1] == runs[2]

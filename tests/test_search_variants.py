@@ -137,7 +137,10 @@ def test_every_preset_is_searched(name: str) -> None:
 def test_deterministic_in_the_referee_playout_variants(name: str) -> None:
     v = VARIANTS[name]
     deck = shuffled_deck(v, 5)
-    runs = [play_game(v, deck, 1, [SearchBot(seed=2, worlds=5) for _ in range(v.players)], seed=9).actions
+    # no time budget: a decision (the auction's estimate too) stops on its worlds, never on the clock
+    # of a loaded machine
+    runs = [play_game(v, deck, 1, [SearchBot(seed=2, worlds=5, max_ms=1e9) for _ in range(v.players)],
+                      seed=9).actions
             for _ in range(2)]
     assert runs[0] == runs[1]
 
@@ -169,7 +172,7 @@ def test_a_hand_of_six_trumps_and_the_ace_bids_and_a_hand_of_low_cards_passes(se
     for hand, bids in ((STRONG, True), (WEAK, False)):
         state = _deal_with("subastado", 0, 1, hand, seed)
         assert state.phase_name == "auction" and state.current == 1
-        bot = SearchBot(seed=seed)
+        bot = SearchBot(seed=seed, max_ms=1e9)  # the estimate over all its deals, however busy the machine
         bot.new_game({"seed": seed, "seat": 1})
         action = bot.choose(PlayerView.of(state, 1))
         assert (action != "pass") == bids, (hand, action)
@@ -181,7 +184,7 @@ def test_the_strong_hand_names_its_long_suit() -> None:
     for _ in range(3):
         state.apply("pass")
     assert state.phase_name == "trump" and state.current == 1
-    bot = SearchBot()
+    bot = SearchBot(max_ms=1e9)
     bot.new_game({"seed": 1, "seat": 1})
     assert bot.choose(PlayerView.of(state, 1)) == "trump o"
 
@@ -355,8 +358,8 @@ def test_the_benchmark_plays_search_as_it_was_at_a_commit() -> None:
     v = VARIANTS["tute-2"]
     for seed in range(2):
         deck = shuffled_deck(v, seed)
-        a = play_game(v, deck, 0, [SearchBot(worlds=6), old(worlds=6)], seed=seed)
-        b = play_game(v, deck, 0, [SearchBot(worlds=6), SearchBot(worlds=6)], seed=seed)
+        a = play_game(v, deck, 0, [SearchBot(worlds=6, max_ms=1e9), old(worlds=6, max_ms=1e9)], seed=seed)
+        b = play_game(v, deck, 0, [SearchBot(worlds=6, max_ms=1e9), SearchBot(worlds=6, max_ms=1e9)], seed=seed)
         assert a.actions == b.actions
     # --baseline git:HEAD: the same deals again by the copy; against itself the difference is nil
     out = bench.play_block(("tute-3", "greedy", 0, 1, {"worlds": 4}, False, {}, "git:HEAD", {"worlds": 4}))
