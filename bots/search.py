@@ -28,10 +28,11 @@ How it decides, in order:
    1 for a won deal (0.5 for a shared first place; in the variants with more sides, the pairwise score
    against every other side) plus ``margin_weight`` times the point margin over the best other side /
    130 where points decide.
-5. **Exact leaves** (two players, the last tricks of the pile, ``solve_pile``): a playout stops where
-   the pile runs out, and the rest of that world, perfect information from there, is solved for the
-   win by the endgame's alpha-beta instead of played out by the policy: the policy's strict-phase play
-   is what a searching opponent punishes, and the last pile tricks decide which hands enter it.
+5. **Exact leaves** (two players, hands of 6 cards or fewer, the last tricks of the pile,
+   ``solve_pile``): a playout stops where the pile runs out, and the rest of that world, perfect
+   information from there, is solved for the win by the endgame's alpha-beta instead of played out by
+   the policy: the policy's strict-phase play is what a searching opponent punishes, and the last
+   pile tricks decide which hands enter it.
 
 Phases it does not understand fall back to ``pass`` or the first legal action, which the referee
 guarantees is legal.
