@@ -64,8 +64,9 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
         out with the seat's later play keeping out of tricks once it has one, and the card goes with
         the better plan (twice the playouts: +0.017 in cabrero, +0.012 in cabrero-5; docs/search.md).
     solve_pile (6): exact leaves (step 5) in the decisions with at most this many cards left in the
-        pile, the face-up card counted (0: never), with hands of at most ``LEAF_HAND`` (6) cards. Each leaf costs about ten playouts, so only the last
-        pile tricks get them (tute-2 against the search of c69bec0: +0.055 over 300 paired deals).
+        pile, the face-up card counted (0: never), with hands of at most ``LEAF_HAND`` (6) cards. Each
+        leaf costs about ten playouts, so only the last pile tricks get them (tute-2 against the search
+        of c69bec0: +0.055 over 300 paired deals).
     leaf_nodes (2000): alpha-beta node budget of one leaf, which bounds the time of a world (tute-2's
         leaves took 129 nodes on average, 1,073 at most; habanero's 8-card ones 827, 4,640 at the 99th
         percentile); over it, that card is played out by the policy as without leaves.
@@ -122,7 +123,8 @@ class SearchBot:
     def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
-                 oversample: int = 2, plans: bool = True, solve_pile: int = 6, leaf_nodes: int = 2_000) -> None:
+                 oversample: int = 2, plans: bool = True, solve_pile: int = 6,
+                 leaf_nodes: int = 2_000) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.max_ms = float(max_ms)
@@ -351,12 +353,8 @@ class SearchBot:
         sizes = view.hand_sizes
         if bin(hand_op).count("1") != sizes[opp]:
             raise _Abort  # not fully known (cannot happen once the pile is gone; be safe)
-        sung = 0
-        for _, suit, _ in view.cantes:
-            sung |= BIT[suit * 10 + 8]
-        won = [0, 0]
-        for _, _, w in view.tricks:
-            won[w] += 1
+        sung = view.sung_mask
+        won = view.tricks_won
         pts = list(view.points)
         eg = _Endgame(v.rules, view.trump, me, self.endgame_nodes)
         tricks_left = sizes[me]  # the cards in my hand, the one I play now included
