@@ -80,19 +80,16 @@ from typing import Any, Callable, Iterator
 
 from arena import PlayerView
 from arena import actions as A
-from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, cards_list as _cards
+from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH
 from arena.state import GameState
 
-from arena import rules as R
-from arena.rules import BEATS, Rules
-
 from . import bidding, inference, referee_playout
+from .endgame import WIN, Abort, Endgame
 from .greedy import declaration
 from .playout import Frontier, Position, playout, supports
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
-WIN = 1000  # endgame value of a won deal, above any point margin
 #: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
 LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
 #: worlds kept per resampled batch (each of ``oversample`` times as many deals): small enough that the
@@ -102,10 +99,6 @@ RESAMPLED = 16
 #: head; habanero's 8-card ones cost six times the nodes, ran decisions into the time budget and lost
 #: -0.030 [-0.062, +0.002] against ``greedy`` (docs/search.md)
 LEAF_HAND = 6
-
-
-class _Abort(Exception):
-    """The endgame search ran over its node budget."""
 
 
 def plays_by(v: Any) -> str:
@@ -210,7 +203,7 @@ class SearchBot:
         if self._solvable(view) and view.face_up == NO_CARD and view.stock_left == 0:
             try:
                 return self._endgame(view, plays)
-            except _Abort:
+            except Abort:
                 pass
         if supports(v):
             return self._pimc(view, plays, start)
@@ -283,12 +276,13 @@ class SearchBot:
         stop = 0 < view.stock_left <= self.solve_pile and view.variant.hand_size <= LEAF_HAND \
             and self._solvable(view)
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
+        solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
         for _ in range(self.worlds):
             hands, pile = next(worlds)
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
                 if out.__class__ is Frontier:
-                    leaf = self._leaf(rules, view.trump, seat, out, mw, solved)
+                    leaf = self._leaf(solver, out, mw, solved)
                     if leaf is None:  # over its node budget: the policy's playout, as without leaves
                         leaf = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
                     totals[i] += leaf
@@ -298,18 +292,18 @@ class SearchBot:
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
 
-    def _leaf(self, rules: Rules, trump: int, seat: int, f: Frontier, mw: float,
+    def _leaf(self, solver: Endgame, f: Frontier, mw: float,
               solved: dict[tuple[int, ...], float | None]) -> float | None:
         """A playout's value where the pile ran out: the rest solved exactly, for the win only (a null
         window around a draw), plus the margin so far as the tie-break; None over ``leaf_nodes``."""
+        seat = solver.me
         diff = f.points[seat] - f.points[1 - seat]
         key = (f.hands[0], f.hands[1], f.leader, diff, f.sung, f.won[0], f.won[1])
         if key in solved:
             return solved[key]
-        eg = _Endgame(rules, trump, seat, self.leaf_nodes)
         try:
-            val = eg.lead(f.hands, f.leader, diff, f.sung, f.won, f.left, -1, 1)
-        except _Abort:
+            val = solver.solve(f.hands, f.leader, diff, f.sung, f.won, f.left, -1, 1)
+        except Abort:
             self.leaf_aborts += 1
             solved[key] = None
             return None
@@ -352,11 +346,11 @@ class SearchBot:
         hand_op = view.unseen_cards | view.known_cards(opp)
         sizes = view.hand_sizes
         if bin(hand_op).count("1") != sizes[opp]:
-            raise _Abort  # not fully known (cannot happen once the pile is gone; be safe)
+            raise Abort  # not fully known (cannot happen once the pile is gone; be safe)
         sung = view.sung_mask
         won = view.tricks_won
         pts = list(view.points)
-        eg = _Endgame(v.rules, view.trump, me, self.endgame_nodes)
+        eg = Endgame(v.rules, view.trump, me, self.endgame_nodes)
         tricks_left = sizes[me]  # the cards in my hand, the one I play now included
         best_c = plays[0]
         best_v = -10 * WIN
@@ -376,116 +370,3 @@ class SearchBot:
                 best_v, best_c = val, c
                 alpha = max(alpha, val)
         return best_c
-
-
-class _Endgame:
-    """Two-player strict-phase minimax on bitmasks; values are from ``me``'s side (WIN + margin). The
-    rules are the kernel's (``arena.rules``): duties, trick winner, cantes, Tute, the last-trick ten."""
-
-    def __init__(self, r: Rules, trump: int, me: int, budget: int) -> None:
-        self.r = r
-        self.trump = trump
-        self.me = me
-        self.budget = budget
-        self.nodes = 0
-        self.tt: dict[tuple[int, ...], tuple[int, int]] = {}
-
-    def _playable(self, hand: int, led_card: int) -> int:
-        return R.playable(R.STRICT, hand, SUIT[led_card], led_card, led_card, self.trump, False, self.r)
-
-    def lead(self, hands: list[int], leader: int, diff: int, sung: int, won: list[int], left: int,
-             alpha: int, beta: int) -> int:
-        """``leader`` to lead with ``left`` tricks to play; ``diff`` = me's points minus the other's."""
-        self.nodes += 1
-        if self.nodes > self.budget:
-            raise _Abort
-        key = (hands[0], hands[1], leader, diff, sung)
-        hit = self.tt.get(key)
-        if hit is not None:
-            lo, hi = hit
-            if lo == hi or lo >= beta or hi <= alpha:
-                return lo if lo >= beta or lo == hi else hi
-            alpha, beta = max(alpha, lo), min(beta, hi)
-        a0, b0 = alpha, beta
-        maxing = leader == self.me
-        best = -10 * WIN if maxing else 10 * WIN
-        hand = hands[leader]
-        for c in sorted(_cards(hand), key=lambda c: -STRENGTH[c] - 16 * POINTS[c]):
-            h = list(hands)
-            h[leader] = hand & ~BIT[c]
-            val = self.follow(h, leader, c, diff, sung, won, left, alpha, beta)
-            if maxing:
-                if val > best:
-                    best = val
-                if best > alpha:
-                    alpha = best
-            else:
-                if val < best:
-                    best = val
-                if best < beta:
-                    beta = best
-            if alpha >= beta:
-                break
-        lo, hi = (-10 * WIN, 10 * WIN)
-        if best <= a0:
-            hi = best
-        elif best >= b0:
-            lo = best
-        else:
-            lo = hi = best
-        self.tt[key] = (lo, hi)
-        return best
-
-    def follow(self, hands: list[int], leader: int, led_card: int, diff: int, sung: int, won: list[int],
-               left: int, alpha: int, beta: int) -> int:
-        """The other seat answers ``led_card``."""
-        f = 1 - leader
-        mask = self._playable(hands[f], led_card)
-        maxing = f == self.me
-        best = -10 * WIN if maxing else 10 * WIN
-        order = sorted(_cards(mask), key=lambda c: -STRENGTH[c] - (100 if SUIT[c] == self.trump else 0))
-        for c in order:
-            h = list(hands)
-            h[f] = hands[f] & ~BIT[c]
-            val = self.finish_trick(h, leader, led_card, c, diff, sung, won, left, alpha, beta)
-            if maxing:
-                if val > best:
-                    best = val
-                if best > alpha:
-                    alpha = best
-            else:
-                if val < best:
-                    best = val
-                if best < beta:
-                    beta = best
-            if alpha >= beta:
-                break
-        return best
-
-    def finish_trick(self, hands: list[int], leader: int, c0: int, c1: int, diff: int, sung: int,
-                     won: list[int], left: int, alpha: int, beta: int) -> int:
-        """Score the trick (``c0`` led by ``leader``, ``c1`` answered), then the window, then go on."""
-        trump = self.trump
-        r = self.r
-        w = 1 - leader if BIT[c1] & BEATS[trump][c0] else leader
-        gain = POINTS[c0] + POINTS[c1]
-        left -= 1
-        if left == 0:
-            gain += r.last_trick_bonus
-            d = diff + gain if w == self.me else diff - gain
-            ranks = R.points_ranks(r, (d, 0), 0 if w == self.me else 1)  # sides: me (margin d), other
-            if ranks[0] == ranks[1]:  # a draw (``tie = draw``)
-                return d
-            return (WIN if ranks[0] == 0 else -WIN) + d
-        won = list(won)
-        won[w] += 1
-        hw = hands[w]
-        if R.has_tute(hw) and R.tute_allowed(r, won[w]):
-            return WIN if w == self.me else -WIN
-        suits = R.cante_suits(r, hw, sung, trump, 0)
-        if suits:
-            s = trump if trump in suits else suits[0]
-            sung |= BIT[s * 10 + 8]
-            gain += R.cante_points(s, trump)
-        d = diff + gain if w == self.me else diff - gain
-        return self.lead(hands, w, d, sung, won, left, alpha, beta)

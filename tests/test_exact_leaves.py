@@ -16,6 +16,7 @@ import pytest
 from arena import GameState, get_variant, play_game, shuffled_deck
 from arena.cards import NAMES, NO_CARD
 from bots.greedy import GreedyBot
+from bots.endgame import Endgame
 from bots.playout import Frontier, Position, playout
 from bots.search import SearchBot
 
@@ -89,9 +90,12 @@ def test_the_frontier_is_the_referees_position_where_the_pile_ran_out(v) -> None
 
 
 def test_the_leaf_value_is_the_minimax_win() -> None:
-    """On 4-card frontiers: the solver's win (null window) is the sign of the referee's minimax."""
+    """On 4-card frontiers: the solver's win (null window) is the sign of the referee's minimax. One
+    solver per seat and trump serves every deal, as one serves every leaf of a decision: what it
+    caches from one position must not mislead it on another."""
     bot = SearchBot()
     checked = {0: 0, 1: 0}
+    solvers: dict[tuple[int, int], Endgame] = {}
     for seed in range(200):
         state = pile_turn(SMALL, seed)
         got = frontier_of(state, seed) if state is not None else None
@@ -99,7 +103,8 @@ def test_the_leaf_value_is_the_minimax_win() -> None:
             continue
         f, ref = got
         for seat in (0, 1):
-            value = bot._leaf(SMALL.rules, ref.trump, seat, f, 0.0, {})
+            solver = solvers.setdefault((seat, ref.trump), Endgame(SMALL.rules, ref.trump, seat, 10**6))
+            value = bot._leaf(solver, f, 0.0, {})
             truth = _brute(ref.copy(), seat)
             assert value == (1.0 if truth > 0 else 0.0 if truth < 0 else 0.5), (seed, seat, truth)
             checked[value == 1.0] += 1
@@ -130,7 +135,7 @@ def test_a_leaf_over_its_node_budget_is_played_out_by_the_policy() -> None:
     f, ref = frontier_of(state, 0) or (None, None)
     assert f is not None
     bot = SearchBot(leaf_nodes=0)
-    assert bot._leaf(SMALL.rules, ref.trump, 0, f, 0.0, {}) is None
+    assert bot._leaf(Endgame(SMALL.rules, ref.trump, 0, bot.leaf_nodes), f, 0.0, {}) is None
     assert bot.leaf_aborts == 1
     v = get_variant("tute-2")
     over = SearchBot(worlds=4, leaf_nodes=0, max_ms=1e9)
