@@ -9,13 +9,18 @@ ends as a Ctrl-C during a command does, one line and exit status 130. Part of th
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
+
+
+def aborted() -> NoReturn:
+    """How a Ctrl-C ends any command: one line, and 130 (128 + SIGINT) as a shell reports it."""
+    print("tute: aborted", file=sys.stderr)
+    sys.exit(130)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
         from leagues.cli.main import main as run_command
     except KeyboardInterrupt:
-        print("tute: aborted", file=sys.stderr)
-        sys.exit(130)
+        aborted()
     run_command(argv)

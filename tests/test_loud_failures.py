@@ -207,6 +207,26 @@ def test_ctrl_c_prints_the_summary_of_the_games_finished(tmp_path: Path) -> None
     assert "Traceback" not in err
 
 
+def test_a_ctrl_c_click_catches_in_a_command_ends_as_one_at_import_does(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Inside a command click turns a Ctrl-C into its ``Abort`` (at a prompt, say): the same one line
+    and status 130 as a Ctrl-C while the commands import, from the one place that says it."""
+    import importlib
+
+    import click
+
+    cli_main = importlib.import_module("leagues.cli.main")  # the module (the package exports its main)
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise click.exceptions.Abort()
+
+    monkeypatch.setattr(cli_main.cli, "main", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        cli_main.main(["--help"])
+    assert stop.value.code == 130
+    assert capsys.readouterr().err == "tute: aborted\n"
+
+
 def test_ctrl_c_while_the_commands_are_still_importing_is_one_line_not_a_traceback(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The console script's first module catches a Ctrl-C that lands while the commands import (the
