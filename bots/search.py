@@ -11,10 +11,11 @@ How it decides, in order:
    bid stays within what the hand made in ``bid_confidence`` of them, and names the suit most likely to
    make the contract.
 3. **Exact endgame.** Two players once the pile is gone: every card not seen by the bot is in the other
-   hand, so the rest of the deal is a perfect-information game. Alpha-beta over the remaining tricks
-   (strict duties, a cante sung by every trick winner that can, Tute, the last-trick ten) maximises
-   first the win (ties go to the last-trick winner, as the referee rules) and then the point margin.
-   A node budget guards the few very large endgames (habanero, custom hand sizes); over it, step 4.
+   hand, so the rest of the deal is a perfect-information game. Alpha-beta (``bots/endgame.py``) over
+   the remaining tricks (strict duties, a cante sung by every trick winner that can, Tute, the
+   last-trick ten) maximises first the win (ties go to the last-trick winner, as the referee rules)
+   and then the point margin. A node budget guards the few very large endgames (habanero, custom
+   hand sizes); over it, step 4.
 4. **Perfect-information Monte Carlo** (PIMC) otherwise: ``worlds`` times, the hidden cards are dealt
    at random consistently with everything the seat knows (``view.knowledge.deal_unseen``: own hand
    exact, known cards placed, shown voids respected, the rest shuffled) and resampled by how well they
@@ -65,11 +66,11 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
         the better plan (twice the playouts: +0.017 in cabrero, +0.012 in cabrero-5; docs/search.md).
     solve_pile (6): exact leaves (step 5) in the decisions with at most this many cards left in the
         pile, the face-up card counted (0: never), with hands of at most ``LEAF_HAND`` (6) cards. Each
-        leaf costs about ten playouts, so only the last pile tricks get them (tute-2 against the search
-        of c69bec0: +0.055 over 300 paired deals).
+        leaf costs a few playouts, so only the last pile tricks get them (tute-2 against the search
+        of c69bec0: +0.055 over 300 paired deals; reaching 10 cards back gained nothing).
     leaf_nodes (2000): alpha-beta node budget of one leaf, which bounds the time of a world (tute-2's
-        leaves took 129 nodes on average, 1,073 at most; habanero's 8-card ones 827, 4,640 at the 99th
-        percentile); over it, that card is played out by the policy as without leaves.
+        leaves take about 120 nodes, 1,164 at the 99th percentile; habanero's 8-card ones 827, 4,640
+        at the 99th percentile); over it, that card is played out by the policy as without leaves.
 """
 
 from __future__ import annotations
