@@ -141,3 +141,31 @@ def test_a_leaf_over_its_node_budget_is_played_out_by_the_policy() -> None:
     over = SearchBot(worlds=4, leaf_nodes=0, max_ms=1e9)
     rec = play_game(v, shuffled_deck(v, 2), 0, [over, GreedyBot()], seed=2)
     assert rec.result.forfeit is None and over.leaf_aborts > 0
+
+
+def test_the_leaf_cost_benchmark_counts_the_leaves_it_times() -> None:
+    """``benchmarks/leaf_cost.py``: its positions are what it says (the cards left, a choice), each
+    decision solves leaves, a leaf counts once however often its frontier recurs, and the search is
+    left as it was found."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "leaf_cost.py"
+    spec = importlib.util.spec_from_file_location("leaf_cost", path)
+    bench = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(bench)  # type: ignore[union-attr]
+    views = bench.positions("tute-2", 2, 4)
+    assert len(views) == 4 and all(v.stock_left == 2 and sum(a.startswith("play") for a in v.legal) > 1
+                                   for v in views)
+    inner = SearchBot._leaf
+    solves = []
+    solve = Endgame.solve
+    Endgame.solve = lambda self, *a: solves.append(1) or solve(self, *a)  # type: ignore[method-assign]
+    try:
+        _, solved, per_leaf = bench.measure(SearchBot, views, 6)
+    finally:
+        Endgame.solve = solve  # type: ignore[method-assign]
+    assert SearchBot._leaf is inner
+    assert solved * len(views) == len(solves) > 0 and per_leaf > 0  # the solver's calls, no more
+    # fewer than one a world and a card: frontiers recur (2 cards left: few to deal)
+    assert len(solves) < 6 * sum(sum(a.startswith("play") for a in v.legal) for v in views)
