@@ -104,7 +104,9 @@ def test_plans_search_both_plans_only_where_the_policy_does_not_duck_already(
                 return real_finish(st, rand, eps, trace, ducker)
 
             monkeypatch.setattr(referee_playout, "finish", finish)
-            players = [SearchBot(seed=1, worlds=4, plans=plans) if s == 1 else GreedyBot() for s in range(v.players)]
+            # no time budget: with and without plans must compare on their worlds, not on the clock
+            searcher = SearchBot(seed=1, worlds=4, plans=plans, max_ms=1e9)
+            players = [searcher if s == 1 else GreedyBot() for s in range(v.players)]
             games.append(play_game(v, shuffled_deck(v, 3), 0, players, seed=3).actions)
             monkeypatch.setattr(referee_playout, "finish", real_finish)
             assert asked, name
