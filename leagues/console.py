@@ -9,18 +9,13 @@ ends as a Ctrl-C during a command does, one line and exit status 130. Part of th
 from __future__ import annotations
 
 import sys
-from typing import NoReturn, Sequence
-
-
-def aborted() -> NoReturn:
-    """How a Ctrl-C ends any command: one line, and 130 (128 + SIGINT) as a shell reports it."""
-    print("tute: aborted", file=sys.stderr)
-    sys.exit(130)
+from typing import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     try:
         from leagues.cli.main import main as run_command
     except KeyboardInterrupt:
-        aborted()
+        print("tute: aborted", file=sys.stderr)
+        sys.exit(130)
     run_command(argv)

@@ -210,7 +210,8 @@ def test_ctrl_c_prints_the_summary_of_the_games_finished(tmp_path: Path) -> None
 def test_a_ctrl_c_click_catches_in_a_command_ends_as_one_at_import_does(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Inside a command click turns a Ctrl-C into its ``Abort`` (at a prompt, say): the same one line
-    and status 130 as a Ctrl-C while the commands import, from the one place that says it."""
+    and status 130 as a Ctrl-C while the commands import (``leagues.console`` says it there: it sits
+    above ``leagues.cli`` and may not be imported by it, so the line is written in both)."""
     import importlib
 
     import click

@@ -22,7 +22,6 @@ from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
 
 from leagues.cli.style import CHOICES, redraw
-from leagues.console import aborted
 from leagues.tournament.forfeits import first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 
@@ -339,7 +338,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit: a closed pipe found at exit would print a warning
     except click.exceptions.Abort:
-        aborted()
+        click.echo("tute: aborted", err=True)
+        sys.exit(130)
     except click.ClickException as exc:
         click.echo(f"tute: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
