@@ -20,12 +20,6 @@ WIN = 1000  # value of a won deal, above any point margin
 _SLICE_POINTS: tuple[int, ...] = tuple(sum(POINTS[i] for i in range(10) if m >> i & 1) for m in range(1024))
 
 
-def mask_points(mask: int) -> int:
-    """The card points in ``mask``."""
-    t = _SLICE_POINTS
-    return t[mask & 1023] + t[mask >> 10 & 1023] + t[mask >> 20 & 1023] + t[mask >> 30 & 1023]
-
-
 class Abort(Exception):
     """The search ran over its node budget."""
 
