@@ -31,7 +31,7 @@ import random
 from typing import TYPE_CHECKING
 
 from . import rules as R
-from .cards import BIT, NO_CARD, NO_SUIT, SUIT, SUIT_MASK, deck as deck_cards
+from .cards import BIT, NO_CARD, NO_SUIT, SUIT, deck as deck_cards
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from .state import GameState
@@ -164,9 +164,7 @@ class Knowledge:
                 ex = R.lacks(mode, c, led, best_led, top, trump, win == r.partner[p], r)
                 if ex:
                     excl[p] |= ex
-                    for su in range(4):
-                        if ex & SUIT_MASK[su] == SUIT_MASK[su]:
-                            void[p] |= 1 << su
+                    void[p] |= R.void_suits(ex)
                 best_led, new_top = R.trick_step(trump, best_led, top, c)
                 if new_top != top:
                     top, win = new_top, p

@@ -166,6 +166,16 @@ def lacks(mode: int, card: int, led: int, best_led: int, top: int, trump: int, p
     return out
 
 
+def void_suits(lacked: int) -> int:
+    """The suits (a bit per suit) wholly inside ``lacked`` (what ``lacks`` proves): the voids a play
+    shows, as every reader of the play counts them (``PlayerView.voids``, ``greedy``, the inference)."""
+    out = 0
+    for s in range(4):
+        if lacked & SUIT_MASK[s] == SUIT_MASK[s]:
+            out |= 1 << s
+    return out
+
+
 # ------------------------------------------------------------------------------------------- declarations
 def exchanges(r: "Rules", hand: int, trump: int, face_up: int, done_seven: bool, done_two: bool) -> tuple[int, ...]:
     """The cards ``hand`` may give for the face-up trump card: the 7 of trumps for a 1, 3, 12, 11 or 10,

@@ -27,9 +27,9 @@ from typing import Any
 
 from arena import PlayerView
 
-from arena.cards import BIT, HIGHER, NAMES, NO_SUIT, POINTS, STRENGTH, SUIT, SUIT_MASK, cards_list as _cards
+from arena.cards import BIT, HIGHER, NAMES, NO_SUIT, POINTS, STRENGTH, SUIT, cards_list as _cards
 from arena.knowledge import trumps_by_trick
-from arena.rules import BEATS, lacks, trick_state, trick_step
+from arena.rules import BEATS, lacks, trick_state, trick_step, void_suits
 
 _PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
 _SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
@@ -121,10 +121,8 @@ class GreedyBot:
             best_led = top = cards[0]
             win = leader
             for k in range(1, len(cards)):
-                lacked = lacks(mode, cards[k], led, best_led, top, trump, win == r.partner[seats[k]], r)
-                for s in range(4):
-                    if lacked & SUIT_MASK[s] == SUIT_MASK[s]:
-                        voids[seats[k]] |= 1 << s
+                voids[seats[k]] |= void_suits(lacks(mode, cards[k], led, best_led, top, trump,
+                                                     win == r.partner[seats[k]], r))
                 best_led, new_top = trick_step(trump, best_led, top, cards[k])
                 if new_top != top:
                     top, win = new_top, seats[k]

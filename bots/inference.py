@@ -130,10 +130,8 @@ class Evidence:
                 else:
                     led, best_led, top, win = state
                     if strict:
-                        lacked = R.lacks(mode, c, led, best_led, top, trump, win == r.partner[seat], r)
-                        for s_, sm in enumerate(SUIT_MASK):
-                            if lacked & sm == sm:
-                                void[seat] |= 1 << s_
+                        void[seat] |= R.void_suits(R.lacks(mode, c, led, best_led, top, trump,
+                                                           win == r.partner[seat], r))
                     best_led, new_top = R.trick_step(trump, best_led, top, c)
                     state = (led, best_led, new_top, seat if new_top != top else win)
                 played |= BIT[c]

@@ -14,7 +14,7 @@ import pytest
 
 from arena import VARIANTS, get_variant
 from arena import rules as R
-from arena.cards import BIT, NO_SUIT, STRENGTH, SUIT, cards_of
+from arena.cards import BIT, HIGHER, NO_SUIT, STRENGTH, SUIT, SUIT_MASK, cards_of, parse_card
 
 
 def winner_by_the_book(cards: list[int], trump: int) -> int:
@@ -70,6 +70,18 @@ def test_lacks_is_the_exact_inverse_of_playable(variant: object, mode: int) -> N
             assert bool(allowed & BIT[c]) == (hand & proof == 0), (trump, table, hand_cards, c)
             checked += 1
     assert checked > 10000
+
+
+def test_a_void_is_a_whole_suit_lacked() -> None:
+    """``void_suits`` names the suits wholly proven absent, never one only partly: a discard on a led
+    suit shows that void (and trumps' too when it did not trump); following low shows none."""
+    r = get_variant("tute-4").rules
+    oros, copas, espadas = 0, 1, 2
+    four_c, five_c, two_e = (parse_card(n) for n in ("4c", "5c", "2e"))
+    assert R.void_suits(R.lacks(R.STRICT, two_e, copas, four_c, four_c, oros, False, r)) == 1 << copas | 1 << oros
+    assert R.lacks(R.STRICT, four_c, copas, five_c, five_c, oros, False, r) == HIGHER[five_c]
+    assert R.void_suits(R.lacks(R.STRICT, four_c, copas, five_c, five_c, oros, False, r)) == 0
+    assert R.void_suits(HIGHER[parse_card("2c")]) == 0 and R.void_suits(SUIT_MASK[espadas]) == 1 << espadas
 
 
 @pytest.mark.parametrize("name", list(VARIANTS))
