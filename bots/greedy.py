@@ -32,7 +32,6 @@ from arena.knowledge import trumps_by_trick
 from arena.rules import BEATS, lacks, trick_state, trick_step, void_suits
 
 _PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
-_SUIT_BITS = tuple(0x3FF << (10 * s) for s in range(4))
 #: bits of the 12 and 11 of each suit (ranks 9 and 8 of the suit)
 _PAIR = tuple((1 << (s * 10 + 9)) | (1 << (s * 10 + 8)) for s in range(4))
 
