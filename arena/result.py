@@ -95,6 +95,35 @@ def outcome(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> st
     return WIN if best_sides == 1 else SHARED
 
 
+def sides_in_play(teams: Sequence[Sequence[int]], sit_out: int | None) -> list[Sequence[int]]:
+    """The sides that took part in the deal: every side but a dealer who sat it out (cabrero with 5 or
+    6). That seat ranks 0 in the record, with the non-losers, yet played no card: a score or a rating
+    that counted it would credit it with a deal it never played, and would give every other seat a
+    comparison it can lose (0 as a loser) but never win."""
+    return [t for t in teams if sit_out is None or sit_out not in t]
+
+
+def pairwise(side_ranks: Sequence[int], side: int) -> float:
+    """``side``'s score against every other side, averaged: 1 ranked above it, 0.5 level, 0 below (0
+    ranks first). With two sides it is 1 a win, 0.5 a shared first place, 0 a loss; over all the sides of
+    a deal the scores sum to half their number, so equal players score 0.5 in every variant. What
+    ``search`` maximises and its benchmarks report."""
+    mine = side_ranks[side]
+    total = 0.0
+    for t, rank in enumerate(side_ranks):
+        if t != side:
+            total += 1.0 if mine < rank else 0.5 if mine == rank else 0.0
+    return total / (len(side_ranks) - 1)
+
+
+def seat_pairwise(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> float:
+    """``pairwise`` for ``seat``'s side against the other sides in play (``sides_in_play``), from the
+    referee's result. ``seat`` must have played."""
+    sides = sides_in_play(teams, result.sit_out)
+    side = next(i for i, t in enumerate(sides) if seat in t)
+    return pairwise([result.ranks[t[0]] for t in sides], side)
+
+
 def competition_ranks(keys: Sequence[Any]) -> list[int]:
     """Rank of each key: how many keys are strictly greater (so equal keys share a place)."""
     return [sum(1 for other in keys if other > k) for k in keys]

@@ -51,7 +51,7 @@ from arena.result import GameResult  # noqa: E402
 from arena.variants import Variant  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
-from bots.playout import seat_pairwise  # noqa: E402
+from arena.result import seat_pairwise  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
 _BUILTIN = {"greedy": "bots.greedy:GreedyBot", "random": "bots.random_bot:RandomBot",
@@ -141,7 +141,7 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, A
                 st = play_open(v, deck, dealer, players, game_id=gid, seed=game_seed, names=names)
                 assert st.result_ is not None
                 result = st.result_
-            score += seat_pairwise(v.teams, result.ranks, min(mine))
+            score += seat_pairwise(result, min(mine), v.teams)
             if result.forfeit is not None:
                 out["forfeits"] += 1
             if kind == "search":

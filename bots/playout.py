@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 from arena import PlayerView
 from arena import rules as R
 from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK
+from arena.result import pairwise
 from arena.rules import BEATS, ELEVENS, TRUMP_MASK, Rules
 
 #: per trump suit (``NO_SUIT`` included: no card is a trump), a sort key per card: lower = cheaper to give
@@ -106,25 +107,6 @@ def margin(side_points: Sequence[int], side: int) -> int:
     """``side``'s points over the best other side's: the playouts' tie-break between equally safe moves
     (weighted per 130 points, a deal's cards and the last-trick ten)."""
     return side_points[side] - max(p for t, p in enumerate(side_points) if t != side)
-
-
-def pairwise(side_ranks: Sequence[int], side: int) -> float:
-    """``side``'s score against every other side, averaged: 1 ranked above it, 0.5 level, 0 below (0
-    ranks first). Two equal players score 0.5 in every variant; with two sides it is 1 a win, 0.5 a
-    shared first place, 0 a loss. What ``search`` maximises and ``benchmarks/search_strength.py``
-    reports."""
-    mine = side_ranks[side]
-    total = 0.0
-    for t, rank in enumerate(side_ranks):
-        if t != side:
-            total += 1.0 if mine < rank else 0.5 if mine == rank else 0.0
-    return total / (len(side_ranks) - 1)
-
-
-def seat_pairwise(teams: Sequence[Sequence[int]], ranks: Sequence[int], seat: int) -> float:
-    """``pairwise`` for ``seat``'s side, from the referee's ranks per seat."""
-    side = next(t for t, team in enumerate(teams) if seat in team)
-    return pairwise([ranks[team[0]] for team in teams], side)
 
 
 def cheapest(mask: int, key: tuple[int, ...]) -> int:

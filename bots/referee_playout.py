@@ -25,12 +25,13 @@ from typing import Callable
 
 from arena import actions as A
 from arena.cards import SUIT
+from arena.result import seat_pairwise
 from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
 from .playout import (CHEAP, MANY_SEATS, cheapest, dearest, follow_card, lead_card, margin, partner_safe,
-                      ruffed_suits, seat_pairwise, uniform, weakest)
+                      ruffed_suits, uniform, weakest)
 
 _CODE = A.CODE
 Rand = Callable[[], float]
@@ -123,12 +124,13 @@ def _pair_halves(hand: int) -> int:
 
 
 def value(st: GameState, seat: int, margin_weight: float) -> float:
-    """A finished deal for ``seat``: its side's ``playout.pairwise`` score, plus, where points decide,
-    ``margin_weight`` times its side's margin over the best other side / 130."""
+    """A finished deal for ``seat``: its side's pairwise score (``arena.result.seat_pairwise``, a dealer
+    who sat out left out), plus, where points decide, ``margin_weight`` times its side's margin over the
+    best other side / 130."""
     res = st.result_
     assert res is not None
     r = st.rules
-    out = seat_pairwise(r.teams, res.ranks, seat)
+    out = seat_pairwise(res, seat, r.teams)
     if margin_weight and r.scoring != "losers":
         out += margin_weight * margin([sum(res.points[s] for s in t) for t in r.teams], r.team[seat]) / 130.0
     return out

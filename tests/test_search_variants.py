@@ -279,7 +279,7 @@ def test_the_oracle_searches_the_real_deal_and_refuses_without_it() -> None:
 
 # ------------------------------------------------------------------------------------------ values
 def test_pairwise_scores_sides_against_every_other_side() -> None:
-    from bots.playout import pairwise
+    from arena.result import pairwise
 
     assert pairwise([0, 1], 0) == 1.0 and pairwise([0, 1], 1) == 0.0 and pairwise([0, 0], 1) == 0.5
     assert pairwise([1, 0, 2], 0) == 0.5  # above one, below one
@@ -287,6 +287,26 @@ def test_pairwise_scores_sides_against_every_other_side() -> None:
     # equal players score 0.5 on average, whatever the ranks: the sum over sides is fixed
     for ranks in ([0, 1, 2], [0, 0, 2], [1, 1, 0, 3], [0, 0, 0]):
         assert sum(pairwise(ranks, s) for s in range(len(ranks))) == pytest.approx(len(ranks) / 2)
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_equal_players_score_one_half_in_every_preset(name: str) -> None:
+    """Over the sides that played a deal, the pairwise scores sum to half their number, so a bot
+    against copies of itself scores exactly 0.5 a deal, averaged over the seats. A dealer who sat out
+    (cabrero-5, cabrero-6) is not one of them: counted, it was a side ranked with the non-losers that
+    every seat could lose to and none beat, and two equal bots scored 0.445 in cabrero-5."""
+    from arena.result import seat_pairwise, sides_in_play
+
+    v = VARIANTS[name]
+    for seed in range(4):
+        state = _position(name, seed, 1.0)
+        while not state.is_over:
+            state.apply(state.legal_actions()[0])
+        result = state.result_
+        sides = sides_in_play(v.teams, result.sit_out)
+        assert len(sides) == len(v.teams) - (result.sit_out is not None)
+        total = sum(seat_pairwise(result, t[0], v.teams) for t in sides)
+        assert total == pytest.approx(len(sides) / 2), (name, seed, result.ranks, result.sit_out)
 
 
 def _bench(name: str = "search_strength"):  # type: ignore[no-untyped-def]
@@ -311,7 +331,8 @@ def test_a_playouts_value_is_its_seats_pairwise_score(name: str) -> None:
         while not st_.is_over:
             st_.apply(st_.legal_actions()[0])
         for seat in range(v.players):
-            assert referee_playout.value(st_, seat, 0.0) == bench.seat_pairwise(v.teams, st_.result_.ranks, seat)
+            if seat != st_.result_.sit_out:
+                assert referee_playout.value(st_, seat, 0.0) == bench.seat_pairwise(st_.result_, seat, v.teams)
 
 
 def test_a_command_bot_is_told_the_move_limit_in_new_game(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
+from arena.result import sides_in_play
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.store import GameRow
 
@@ -88,10 +89,7 @@ class Rater:
         deal out (cabrero with 5 or 6) took no part: neither moves a rating."""
         if row.result.reason == "redeal":
             return
-        teams = self.teams[row.variant]
-        out = row.result.sit_out
-        if out is not None:
-            teams = [t for t in teams if out not in t]
+        teams = sides_in_play(self.teams[row.variant], row.result.sit_out)
         names = [row.seats[t[0]] for t in teams]
         ranks = [row.result.ranks[t[0]] for t in teams]
         tied = len(set(ranks)) < len(ranks)
