@@ -82,7 +82,9 @@ class Knowledge:
 
     Attributes are card bitmasks indexed by seat: ``known[s]`` cards surely in seat ``s``'s hand now
     (the seat's own hand for the viewer), ``excluded[s]`` cards seat ``s`` surely does not hold,
-    ``void[s]`` a bitmask of suits (bit ``suit``) seat ``s`` has shown it lacks.
+    ``void[s]`` a bitmask of suits (bit ``suit``) seat ``s`` has shown it lacks. ``excluded`` and
+    ``void`` are public (read from the tricks alone): the viewer's own entries are what the other seats
+    know of it, which a bot may weigh when it leads or discards.
     """
 
     __slots__ = ("view", "seen", "unseen", "known", "excluded", "void", "sizes", "stock_need", "_forced")
@@ -168,8 +170,6 @@ class Knowledge:
                 best_led, new_top = R.trick_step(trump, best_led, top, c)
                 if new_top != top:
                     top, win = new_top, p
-        excl[view.seat] = 0
-        void[view.seat] = 0
         return excl, void
 
     # ------------------------------------------------------------------------------ deduction

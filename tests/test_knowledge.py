@@ -95,6 +95,18 @@ def test_sampled_worlds_agree_with_the_view(name: str, seed: int, frac: float, s
     check_world(state, seat % state.n, random.Random(seed))
 
 
+@settings(max_examples=150, **COMMON)
+@given(name=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 10**6), frac=st.floats(0, 1))
+def test_what_a_seat_showed_by_its_plays_every_view_reads_alike(name: str, seed: int, frac: float) -> None:
+    """Voids and exclusions come from the public tricks only, so every seat's view deduces the same
+    for a seat, that seat's own view included (its ``voids`` are what the others know of it)."""
+    state = random_position(name, seed, frac)
+    views = [PlayerView.of(state, s) for s in range(state.n)]
+    for s in range(state.n):
+        assert len({v.voids(s) for v in views}) == 1, f"seat {s}: voids differ between views"
+        assert len({v.excluded_cards(s) for v in views}) == 1, f"seat {s}: exclusions differ between views"
+
+
 def test_every_decision_of_some_games() -> None:
     """Every decision point of whole games, from the seat on move (what a search bot samples)."""
     for name in VARIANTS:
