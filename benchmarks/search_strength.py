@@ -47,11 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import VARIANTS, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.hosting import make_bot  # noqa: E402
-from arena.result import GameResult  # noqa: E402
+from arena.result import GameResult, seat_pairwise  # noqa: E402
 from arena.variants import Variant  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
-from arena.result import seat_pairwise  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
 _BUILTIN = {"greedy": "bots.greedy:GreedyBot", "random": "bots.random_bot:RandomBot",
