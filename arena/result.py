@@ -79,19 +79,25 @@ class GameResult:
 
 
 WIN, SHARED, LOSS = "win", "shared", "loss"
-#: the score a table counts for each kind of outcome
+#: the dealer who sat the deal out (cabrero with 5 or 6): no outcome, no game to count
+SAT_OUT = "sat_out"
+#: the score a table counts for each kind of outcome (``SAT_OUT`` counts nothing)
 SCORES = {WIN: 1.0, SHARED: 0.5, LOSS: 0.0}
 
 
 def outcome(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> str:
     """The one definition of who won (``WIN``, ``SHARED`` or ``LOSS``) for ``seat``'s side: a win is a
-    best rank the side holds alone, a shared place a best rank another side holds too, anything else a
-    loss (with three or more sides, second place is a loss; a loser-scored deal's non-losers share).
-    ``SCORES[outcome(...)]`` is what a table counts per game."""
+    best rank the side holds alone among the sides in play (``sides_in_play``), a shared place a best
+    rank another side in play holds too, anything else a loss (with three or more sides, second place
+    is a loss; a loser-scored deal's non-losers share). The dealer who sat the deal out gets
+    ``SAT_OUT``: a table counts no game for it. ``SCORES[outcome(...)]`` is what a table counts per
+    game."""
+    if seat == result.sit_out:
+        return SAT_OUT
     rank = result.ranks[seat]
     if rank != 0:
         return LOSS
-    best_sides = sum(1 for t in teams if result.ranks[t[0]] == 0)
+    best_sides = sum(1 for t in sides_in_play(teams, result.sit_out) if result.ranks[t[0]] == 0)
     return WIN if best_sides == 1 else SHARED
 
 
@@ -103,16 +109,21 @@ def sides_in_play(teams: Sequence[Sequence[int]], sit_out: int | None) -> list[S
     return [t for t in teams if sit_out is None or sit_out not in t]
 
 
+def versus(mine: int, theirs: int) -> float:
+    """One side's score against one other, from their ranks (0 first): 1 above, 0.5 level, 0 below."""
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
 def pairwise(side_ranks: Sequence[int], side: int) -> float:
-    """``side``'s score against every other side, averaged: 1 ranked above it, 0.5 level, 0 below (0
-    ranks first). With two sides it is 1 a win, 0.5 a shared first place, 0 a loss; over all the sides of
-    a deal the scores sum to half their number, so equal players score 0.5 in every variant. What
-    ``search`` maximises and its benchmarks report."""
+    """``side``'s score against every other side, averaged (``versus``). With two sides it is 1 a win,
+    0.5 a shared first place, 0 a loss; over all the sides of a deal the scores sum to half their
+    number, so equal players score 0.5 in every variant. What ``search`` maximises, its benchmarks
+    report, and a table's head-to-head averages over duplicate blocks."""
     mine = side_ranks[side]
     total = 0.0
     for t, rank in enumerate(side_ranks):
         if t != side:
-            total += 1.0 if mine < rank else 0.5 if mine == rank else 0.0
+            total += versus(mine, rank)
     return total / (len(side_ranks) - 1)
 
 

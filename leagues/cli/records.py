@@ -21,6 +21,7 @@ from leagues.records.replay_text import print_replay
 from leagues.records.wording import result_of
 from leagues.tournament.leaderboard import kept_tables_agree, stored_setup
 from leagues.tournament.store import Store, StoreError
+from leagues.tournament.tally import kept
 
 
 class RecordsError(click.ClickException):
@@ -206,7 +207,7 @@ def register(cli: click.Group) -> None:
                     bad += 1
                     click.echo(f"{game_id}: {problem}")
             names = [tournament] if tournament else [t.name for t in store.tournaments()]
-            differ = [n for n in names if store.has_tally(n) and not kept_tables_agree(store, n)]
+            differ = [n for n in names if kept(store.db, n) and not kept_tables_agree(store, n)]
         for name in differ:
             click.echo(f"{name}: the tables the store keeps differ from a fold of its games "
                        f"(`tute leaderboard --recompute` shows the fold)")

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
 from arena.hosting import make_player, resolve_spec
-from arena.result import SHARED, WIN, outcome
+from arena.result import LOSS, SHARED, WIN, outcome
 from arena.view import PlayerView
 
 #: every preset the referee supports
@@ -177,8 +177,8 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
                 rep.draws += 1
             elif kind == WIN:
                 rep.wins += 1
-            else:
-                rep.losses += 1
+            elif kind == LOSS:
+                rep.losses += 1  # (SAT_OUT: the bot dealt and sat the deal out, no outcome)
         k = min(repro_deals, per)
         if k and not rep.failed:
             again, _, _, _ = _play_deals(bot, params, name, range(k), seed, isolation, time_limit_ms, memory_mb)

@@ -5,7 +5,9 @@ challenger against each other entrant). Its games come in duplicate blocks, in a
 of every variant, then deal 1, ... up to ``deals``. In a block one deck order is played once per seat
 rotation: two seats, A and B swap; pairs, the sides swap; three to six seats, A, B and copies of the
 ``field`` bot rotate through every seat. A block scores, for B, 1 a game B's side ranks above A's, 0.5 a
-tie, 0 below (``arena.result.outcome`` of the two sides' ranks).
+tie, 0 below (``arena.result.versus`` of the two sides' ranks). Where the dealer sits out (cabrero with
+5 or 6) the games in which A or B dealt compare nothing and are left out of the block: a block of
+cabrero-5 counts three games of its five.
 
 The decision is taken on complete blocks in schedule order, never in the order games finish: after
 every stored batch each pairing folds the next blocks whose games are all stored, one by one, and
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Container, Iterator, Sequence
 
 from arena import GameResult
+from arena.result import versus
 
 from leagues.tournament.config import FIELD, TournamentConfig
 from leagues.tournament.schedule import GameSpec, deal_games
@@ -67,11 +70,14 @@ def blocks(cfg: TournamentConfig, p: Pairing) -> Iterator[tuple[int, int, int]]:
             n += 1
 
 
-def game_score(result: GameResult, seats: Sequence[str], b: str, a: str) -> float:
-    """B's score in one game against A: its side ranks above A's (1), with it (0.5), below (0)."""
+def game_score(result: GameResult, seats: Sequence[str], b: str, a: str) -> float | None:
+    """B's score in one game against A: its side ranks above A's (1), with it (0.5), below (0)
+    (``arena.result.versus``); None where A or B dealt and sat the deal out: they met in no card."""
+    if result.sit_out is not None and seats[result.sit_out] in (a, b):
+        return None
     rb = min(result.ranks[s] for s, name in enumerate(seats) if name == b)
     ra = min(result.ranks[s] for s, name in enumerate(seats) if name == a)
-    return 1.0 if rb < ra else 0.5 if rb == ra else 0.0
+    return versus(rb, ra)
 
 
 @dataclass
@@ -139,8 +145,12 @@ class MatchMonitor:
                 specs = block_specs(self.cfg, st.pairing, d, vi)
                 if any(g.id not in self.results for g in specs):
                     break
-                score = sum(game_score(*self.results[g.id], st.pairing.b, st.pairing.a) for g in specs)
-                st.fold(self.cfg.variants[vi].label, len(specs), score, self.cfg.sprt)
+                scores = [game_score(*self.results[g.id], st.pairing.b, st.pairing.a) for g in specs]
+                met = [x for x in scores if x is not None]
+                if met:
+                    st.fold(self.cfg.variants[vi].label, len(met), sum(met), self.cfg.sprt)
+                else:  # one game (not duplicate), its dealer A or B, who sat it out: nothing to count
+                    st.folded += 1
 
     @property
     def all_decided(self) -> bool:

@@ -23,7 +23,7 @@ from arena import GameRecord, Variant, derive_seed, play_game, shuffled_deck
 from arena.hosting import make_player
 from arena.match import Player
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
-from arena.result import LOSS, SHARED, WIN, GameResult, outcome
+from arena.result import LOSS, SAT_OUT, SHARED, WIN, GameResult, outcome
 
 
 @dataclass
@@ -82,9 +82,10 @@ class PlayTally:
                 st.wins += 1
             elif kind == SHARED:
                 st.shared += 1
-            else:
-                assert kind == LOSS
+            elif kind == LOSS:
                 st.losses += 1
+            else:
+                assert kind == SAT_OUT  # the dealer who sat the deal out: no outcome, no points
             st.points += r.points[s]
 
     def _details(self, record: GameRecord) -> None:

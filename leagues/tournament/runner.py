@@ -48,6 +48,7 @@ from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
 from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
+from leagues.tournament.tally import kept
 from leagues.tournament.watermark import Watermark
 
 log = logging.getLogger("leagues.tournament.runner")
@@ -549,7 +550,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             preflight(cfg)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
-            if not store.has_tally(cfg.name):  # a store from before tallies: fold it once, keep it
+            if not kept(store.db, cfg.name):  # a store from before tallies or of another count: fold it once, keep it
                 Watermark(cfg, store).settle()
             return summary
         handler = _install_log(cfg.log)
@@ -697,7 +698,8 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
 def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
                games: Sequence[tuple[GameSpec, GameResult]]) -> None:
     """Add one finished round to a variant's pairing history: a table's score is the mean of its games'
-    shares; a bye scores 0.5 (an average result: sitting out neither lifts nor sinks an entrant)."""
+    shares; a bye scores 0.5 (an average result: sitting out neither lifts nor sinks an entrant), and
+    so does a unit that sat out every game of its table as the dealer (cabrero with 5 or 6)."""
     vc = cfg.variants[vi]
     per_table: dict[int, dict[str, list[float]]] = {}
     for spec, result in sorted(games, key=lambda g: g[0].order):
@@ -711,9 +713,11 @@ def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
             h.seat_balance[second] -= 1
     for t in rnd.tables:
         h.meet(t)
-    for _, table in sorted(per_table.items()):
-        for u, shares in sorted(table.items()):
-            h.scores[u] = h.scores.get(u, 0.0) + sum(shares) / len(shares)
+    for t, units in enumerate(rnd.tables):
+        table = per_table.get(t, {})
+        for u in sorted(units):
+            shares = table.get(u)  # none: the unit dealt and sat out every game of its table
+            h.scores[u] = h.scores.get(u, 0.0) + (sum(shares) / len(shares) if shares else 0.5)
     for b in rnd.byes:
         h.byes[b] += 1
         h.scores[b] = h.scores.get(b, 0.0) + 0.5

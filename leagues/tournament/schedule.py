@@ -15,6 +15,7 @@ import math
 from typing import NamedTuple, Sequence
 
 from arena import GameResult, derive_seed
+from arena.result import pairwise, sides_in_play
 
 from leagues.tournament.config import TournamentConfig, VariantConfig
 from leagues.tournament.pairing import History, Round, balanced_rounds, circle_rounds, pair_round
@@ -135,12 +136,11 @@ def round_robin_games(cfg: TournamentConfig) -> list[GameSpec]:
 
 
 def unit_scores(result: GameResult, spec: GameSpec, vc: VariantConfig) -> dict[str, float]:
-    """Each unit's share of the game: units beaten plus half the units tied, over ``k - 1``."""
-    sides = side_seats(vc)
-    rank = {spec.seats[seats[0]]: result.ranks[seats[0]] for seats in sides}
-    k = len(rank)
-    return {u: (sum(1 for v in rank if v != u and rank[v] > ru) + 0.5 * sum(1 for v in rank if v != u and rank[v] == ru))
-            / (k - 1) for u, ru in rank.items()}
+    """Each unit's share of the game: its pairwise score against the other units in play
+    (``arena.result.pairwise``). The dealer who sat the deal out has none: it did not play."""
+    sides = sides_in_play(side_seats(vc), result.sit_out)
+    ranks = [result.ranks[seats[0]] for seats in sides]
+    return {spec.seats[seats[0]]: pairwise(ranks, i) for i, seats in enumerate(sides)}
 
 
 def swiss_round(cfg: TournamentConfig, vi: int, round_no: int, h: History) -> Round:

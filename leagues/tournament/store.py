@@ -100,6 +100,11 @@ CREATE TABLE IF NOT EXISTS watermarks (
     rotation INTEGER NOT NULL,
     games INTEGER NOT NULL      -- games folded in
 );
+-- what the tally counts (leagues/tournament/tally.py's COUNT); a tally without a row here counted 1
+CREATE TABLE IF NOT EXISTS tally_counts (
+    tournament TEXT PRIMARY KEY,
+    count INTEGER NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS plans (
     tournament TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
@@ -158,6 +163,20 @@ class GameRow:
     @property
     def block(self) -> str:
         return self.id.rsplit("/", 1)[0]
+
+
+#: the tables a tournament's tally is kept in (leagues/tournament/tally.py)
+TALLY_TABLES = ("tallies", "pair_tallies", "forfeit_tallies", "watermarks", "tally_counts")
+
+def tally_count(db: sqlite3.Connection, tournament: str) -> int | None:
+    """What the tally kept for ``tournament`` counts (``COUNT`` of leagues/tournament/tally.py; 1 for a
+    tally kept before the number), or None where the store keeps none."""
+    try:
+        row = db.execute("SELECT c.count FROM watermarks w LEFT JOIN tally_counts c "
+                         "ON c.tournament = w.tournament WHERE w.tournament = ?", (tournament,)).fetchone()
+    except sqlite3.OperationalError:  # a store older than the tallies or their count, opened read-only
+        return None
+    return None if row is None else (row[0] or 1)
 
 
 #: the columns a ``GameRow`` is read from, in ``Store._row``'s order
@@ -235,8 +254,7 @@ class Store:
 
     def delete_tournament(self, name: str) -> None:
         with self._tx():
-            for table in ("games", "byes", "entrants", "plans", "tallies", "pair_tallies", "forfeit_tallies",
-                          "watermarks"):
+            for table in ("games", "byes", "entrants", "plans", *TALLY_TABLES):
                 self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
 
@@ -254,13 +272,6 @@ class Store:
             row = None
         t = self.tournament(name)
         return int(played), (int(row[0]) if row else None), bool(t is not None and t.finished is not None)
-
-    def has_tally(self, name: str) -> bool:
-        """Whether the store keeps ``name``'s tables (leagues/tournament/tally.py)."""
-        try:
-            return self.db.execute("SELECT 1 FROM watermarks WHERE tournament = ?", (name,)).fetchone() is not None
-        except sqlite3.OperationalError:  # a store older than the tallies, opened read-only
-            return False
 
     def mark_finished(self, name: str) -> None:
         with self._tx():

@@ -25,16 +25,21 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
-from arena.result import LOSS, SHARED, WIN, outcome
+from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater
 from leagues.tournament.forfeits import EntrantForfeits
 from leagues.tournament.sprt import wilson
-from leagues.tournament.store import GameRow
+from leagues.tournament.store import TALLY_TABLES, GameRow, tally_count
 
 #: the scope of the table over every variant
 POOLED = "*"
+#: what a stored tally counts, kept beside its watermark: a tally of another count is not loaded (the
+#: readers fold every game instead, and the next ``tute run`` of the tournament folds and keeps it
+#: again). 2: the dealer who sits a deal out (cabrero with 5 or 6) counts no game, outcome, comparison
+#: or deal; a tally without the number (1) counted that seat as a shared place.
+COUNT = 2
 #: the table's column for each outcome (``arena.result.outcome``)
 COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
 
@@ -135,7 +140,7 @@ class ScopeTally:
         sides = self.teams[row.variant]
         result = row.result
         forfeit = result.forfeit
-        for t in sides:
+        for t in sides_in_play(sides, result.sit_out):
             name = row.seats[t[0]]
             c = self.counts.setdefault(name, Counts())
             c.games += 1
@@ -148,16 +153,17 @@ class ScopeTally:
         self.add_pairs(row)
 
     def add_pairs(self, row: GameRow) -> None:
-        """Each ordered pair of sides' score in the game, into its block (1 ahead, 0.5 level, 0 behind)."""
+        """Each ordered pair of sides in play's score in the game (``versus``), into its block."""
         block = row.block
-        rank = {row.seats[t[0]]: row.result.ranks[t[0]] for t in self.teams[row.variant]}
+        rank = {row.seats[t[0]]: row.result.ranks[t[0]]
+                for t in sides_in_play(self.teams[row.variant], row.result.sit_out)}
         for a, ra in rank.items():
             for b, rb in rank.items():
                 if a != b:
                     p = self.pairs.get((a, b))
                     if p is None:
                         p = self.pairs[(a, b)] = PairStat()
-                    p.add(block, 1.0 if ra < rb else 0.5 if ra == rb else 0.0)
+                    p.add(block, versus(ra, rb))
                     self.dirty_pairs.add((a, b))
 
     def standings(self, names: Sequence[str]) -> list[Standing]:
@@ -214,7 +220,7 @@ class Tally:
         if forfeits is None:
             f = row.result.forfeit
             forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
-        for name in set(row.seats):
+        for name in {n for s, n in enumerate(row.seats) if s != row.result.sit_out}:
             self.forfeits.setdefault(name, EntrantForfeits()).games += deals
             self.dirty_forfeits.add(name)
         for seat, reason, detail, gid in forfeits:
@@ -248,20 +254,18 @@ class Tally:
             self.dirty_forfeits.clear()
         if self.watermark is not None:
             db.execute("INSERT OR REPLACE INTO watermarks VALUES (?,?,?,?,?,?,?)", (t, *self.watermark, self.games))
+            db.execute("INSERT OR REPLACE INTO tally_counts VALUES (?,?)", (t, COUNT))
 
     @classmethod
     def load(cls, db: sqlite3.Connection, tournament: str, rc: RatingConfig,
              teams: Mapping[str, Sequence[Sequence[int]]],
              priors: Mapping[str, Mapping[str, tuple[float, float]]] | None = None) -> "Tally | None":
         """The stored tally of ``tournament``, or None if it has none (a store
-        written before tallies, or a tournament with no game folded yet)."""
-        try:
-            mark = db.execute("SELECT round, variant_index, tbl, deal, rotation, games FROM watermarks "
-                              "WHERE tournament = ?", (tournament,)).fetchone()
-        except sqlite3.OperationalError:  # a store older than the tallies, opened read-only
+        written before tallies, a tournament with no game folded yet, or a tally of another ``COUNT``)."""
+        if not kept(db, tournament):
             return None
-        if mark is None:
-            return None
+        mark = db.execute("SELECT round, variant_index, tbl, deal, rotation, games FROM watermarks "
+                          "WHERE tournament = ?", (tournament,)).fetchone()
         out = cls(tournament, rc, teams, priors)
         out.watermark, out.games = tuple(mark[:5]), mark[5]  # type: ignore[assignment]
         where, args = "tournament = ?", [tournament]
@@ -286,8 +290,13 @@ class Tally:
 
     @staticmethod
     def drop(db: sqlite3.Connection, tournament: str) -> None:
-        for table in ("tallies", "pair_tallies", "forfeit_tallies", "watermarks"):
+        for table in TALLY_TABLES:
             db.execute(f"DELETE FROM {table} WHERE tournament = ?", (tournament,))
+
+
+def kept(db: sqlite3.Connection, tournament: str) -> bool:
+    """Whether the store keeps a tally of ``tournament`` counted as this code counts (``COUNT``)."""
+    return tally_count(db, tournament) == COUNT
 
 
 def _rating(rater: Rater, name: str) -> tuple[float | None, float | None]:
