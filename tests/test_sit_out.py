@@ -8,6 +8,7 @@ hold each of them to it in every preset, on real deals.
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -147,3 +148,18 @@ def test_a_match_block_in_cabrero_5_counts_the_three_games_where_both_bots_playe
                          cwd=tmp_path, timeout=600, stdin=subprocess.DEVNULL)
     assert out.returncode == 0, out.stderr
     assert "6 blocks, 18 games" in out.stdout and "cabrero-5 Ptnml(0-3)" in out.stdout, out.stdout
+
+
+def test_tute_play_averages_a_seats_points_over_the_deals_it_played(tmp_path: Path) -> None:
+    records = tmp_path / "deals.jsonl"
+    out = subprocess.run([str(Path(sys.executable).parent / "tute"), "play", "cabrero-5", *["random"] * 5,
+                          "--games", "10", "--seed", "3", "--records", str(records)],
+                         capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    results = [json.loads(line)["result"] for line in records.read_text().splitlines()]
+    assert {r["sit_out"] for r in results} == set(range(5))
+    rows = [line.split() for line in out.stdout.splitlines() if line.split()[:2][-1:] == ["random"]]
+    assert len(rows) == 5
+    for seat, row in enumerate(rows):
+        played = [r["points"][seat] for r in results if r["sit_out"] != seat]
+        assert float(row[3]) == pytest.approx(sum(played) / len(played), abs=0.05), (seat, row)

@@ -269,12 +269,12 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
     else:
         click.echo(f"{variant}: {done} matches ({rule.text}), {tally.deals} deals, seed {seed}")
     losers = v.scoring == "losers"
-    per_deal = max(tally.deals, 1)
     rows = []
     for team in v.teams:
         seats = [tally.seats[s] for s in team]
         first = seats[0]
         where = "+".join(map(str, team))
+        per_deal = max(tally.deals - first.sat_out, 1)  # the deals the side played
         pts = f"{sum(st.points for st in seats) / per_deal:.1f}"
         tutes, forfeits = sum(st.tutes for st in seats), sum(st.forfeits for st in seats)
         if rule is not None:

@@ -40,6 +40,8 @@ class SeatTally:
     first: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: deals this seat lost (the variants with losers)
     lost_deals: int = 0
+    #: deals this seat dealt and sat out (cabrero with 5 or 6): no outcome, no points to average
+    sat_out: int = 0
 
 
 @dataclass
@@ -85,7 +87,8 @@ class PlayTally:
             elif kind == LOSS:
                 st.losses += 1
             else:
-                assert kind == SAT_OUT  # the dealer who sat the deal out: no outcome, no points
+                assert kind == SAT_OUT
+                st.sat_out += 1
             st.points += r.points[s]
 
     def _details(self, record: GameRecord) -> None:
