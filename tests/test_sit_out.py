@@ -163,3 +163,28 @@ def test_tute_play_averages_a_seats_points_over_the_deals_it_played(tmp_path: Pa
     for seat, row in enumerate(rows):
         played = [r["points"][seat] for r in results if r["sit_out"] != seat]
         assert float(row[3]) == pytest.approx(sum(played) / len(played), abs=0.05), (seat, row)
+
+
+def test_a_swiss_round_scores_the_dealer_who_sat_out_its_one_game_as_a_bye(tmp_path: Path) -> None:
+    """Without duplicate deals a table of cabrero-5 plays one game a deal; with one deal, the unit that
+    dealt played no card that round and scores 0.5, like a bye; the others their pairwise scores."""
+    from leagues.tournament.pairing import History
+    from leagues.tournament.runner import fold_round
+    from leagues.tournament.schedule import round_games, swiss_round
+
+    entrants = [{"name": f"r{i}", "bot": "random", "params": {"seed": i}} for i in range(5)]
+    cfg = load_config(write_config(tmp_path, format="swiss", rounds=2, deals=1, duplicate=False,
+                                   variants=[{"name": "cabrero-5"}], entrants=entrants))
+    h = History()
+    rnd = swiss_round(cfg, 0, 1, h)
+    (spec,) = round_games(cfg, 0, 1, rnd)
+    teams = VARIANTS["cabrero-5"].teams
+    # seat 1 alone on top (a capote), the dealer's seat sat out
+    ranks = tuple(0 if s in (spec.dealer, (spec.dealer + 1) % 5) else 2 for s in range(5))
+    result = GameResult(points=(0,) * 5, ranks=ranks, reason="capote", sit_out=spec.dealer,
+                        losers=tuple(s for s in range(5) if ranks[s]))
+    fold_round(cfg, 0, h, rnd, [(spec, result)])
+    expected = {spec.seats[s]: seat_pairwise(result, s, teams) for s in range(5) if s != spec.dealer}
+    expected[spec.seats[spec.dealer]] = 0.5
+    assert h.scores == expected
+    assert expected[spec.seats[(spec.dealer + 1) % 5]] == 1.0
