@@ -158,7 +158,7 @@ def test_tute_play_averages_a_seats_points_over_the_deals_it_played(tmp_path: Pa
     assert out.returncode == 0, out.stderr
     results = [json.loads(line)["result"] for line in records.read_text().splitlines()]
     assert {r["sit_out"] for r in results} == set(range(5))
-    rows = [line.split() for line in out.stdout.splitlines() if line.split()[:2][-1:] == ["random"]]
+    rows = [parts for parts in map(str.split, out.stdout.splitlines()) if parts[1:2] == ["random"]]
     assert len(rows) == 5
     for seat, row in enumerate(rows):
         played = [r["points"][seat] for r in results if r["sit_out"] != seat]

@@ -106,6 +106,11 @@ class PairingState:
             if self.verdict != INCONCLUSIVE:
                 self.decided_at = self.folded
 
+    def skip(self) -> None:
+        """Pass a block with nothing to count: one game (not duplicate) that A or B sat out as the
+        dealer. It is folded, in order, but moves no count."""
+        self.folded += 1
+
     @property
     def decided(self) -> bool:
         return self.decided_at is not None
@@ -149,8 +154,8 @@ class MatchMonitor:
                 met = [x for x in scores if x is not None]
                 if met:
                     st.fold(self.cfg.variants[vi].label, len(met), sum(met), self.cfg.sprt)
-                else:  # one game (not duplicate), its dealer A or B, who sat it out: nothing to count
-                    st.folded += 1
+                else:
+                    st.skip()
 
     @property
     def all_decided(self) -> bool:

@@ -168,6 +168,7 @@ class GameRow:
 #: the tables a tournament's tally is kept in (leagues/tournament/tally.py)
 TALLY_TABLES = ("tallies", "pair_tallies", "forfeit_tallies", "watermarks", "tally_counts")
 
+
 def tally_count(db: sqlite3.Connection, tournament: str) -> int | None:
     """What the tally kept for ``tournament`` counts (``COUNT`` of leagues/tournament/tally.py; 1 for a
     tally kept before the number), or None where the store keeps none."""
