@@ -188,3 +188,22 @@ def test_a_swiss_round_scores_the_dealer_who_sat_out_its_one_game_as_a_bye(tmp_p
     expected[spec.seats[spec.dealer]] = 0.5
     assert h.scores == expected
     assert expected[spec.seats[(spec.dealer + 1) % 5]] == 1.0
+
+
+@pytest.mark.parametrize("name", ["cabrero-5", "cabrero-6"])
+def test_without_duplicates_the_units_of_a_table_deal_and_sit_out_in_turn(tmp_path: Path, name: str) -> None:
+    """One game a deal: the rotation once cycled in step with the dealer, so the table's first unit dealt,
+    and sat out, every game and never held a card."""
+    from leagues.tournament.schedule import table_games
+
+    k = VARIANTS[name].players
+    entrants = [{"name": f"r{i}", "bot": "random", "params": {"seed": i}} for i in range(k)]
+    cfg = load_config(write_config(tmp_path, deals=k * k, duplicate=False, variants=[{"name": name}],
+                                   entrants=entrants))
+    units = tuple(e.name for e in cfg.entrants)
+    games = table_games(cfg, 0, 1, 0, units)
+    assert len(games) == k * k
+    dealt = {u: sum(g.seats[g.dealer] == u for g in games) for u in units}
+    assert dealt == {u: k for u in units}
+    for s in range(k):  # and every unit holds every seat as often
+        assert sorted(g.seats[s] for g in games) == sorted(units * k)

@@ -95,9 +95,13 @@ def deal_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units:
     seats_of = seats_of or rotation_seats(vc, units)
     seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
     dealer = d % vc.variant.players
+    # without duplicates one rotation a deal, cycling with it; where the dealer sits out (k == players)
+    # that would cycle in step with the dealer, and the first unit would deal, and sit out, every game:
+    # there the rotation moves once every k deals instead, so that the units deal in turn
+    one = (d // k if vc.variant.sits_out else d) % k
     return [GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi, round_no, table, d,
                      r, seed, dealer, seats_of[r], tuple(units))
-            for r in (range(k) if cfg.duplicate else (d % k,))]
+            for r in (range(k) if cfg.duplicate else (one,))]
 
 
 def round_size(cfg: TournamentConfig, rnd: Round) -> int:
