@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from arena import GameState, VARIANTS, shuffled_deck
-from arena.result import SAT_OUT, SHARED, WIN, GameResult, outcome, seat_pairwise, sides_in_play
+from arena.result import LOSS, SAT_OUT, SHARED, WIN, GameResult, outcome, seat_pairwise, sides_in_play
 from leagues.tournament.config import RatingConfig, load_config
 from leagues.tournament.matches import game_score
 from leagues.tournament.runner import run_tournament
@@ -70,7 +70,7 @@ def test_every_count_of_a_deal_counts_the_sides_that_played_it(name: str) -> Non
         firsts = [t for t in sides if result.ranks[t[0]] == 0]
         for t in sides:
             kind = outcome(result, t[0], v.teams)
-            assert kind == (WIN if firsts == [t] else SHARED if t in firsts else "loss")
+            assert kind == (WIN if firsts == [t] else SHARED if t in firsts else LOSS)
         # a Swiss round's shares and a match's games are the pairwise scores of the sides in play
         spec = GameSpec(f"t/v/r1/t0/d{seed}/s0", "t", "v", 0, 1, 0, seed, 0, seed, 0, seats, seats)
         shares = unit_scores(result, spec, SimpleNamespace(variant=v))  # type: ignore[arg-type]
@@ -111,7 +111,7 @@ def test_a_first_place_held_alone_among_the_players_is_a_win_though_the_dealer_r
     teams = [(s,) for s in range(5)]
     assert outcome(result, 1, teams) == WIN
     assert outcome(result, 0, teams) == SAT_OUT
-    assert outcome(result, 2, teams) == "loss"
+    assert outcome(result, 2, teams) == LOSS
 
 
 def test_a_tally_of_the_old_count_is_not_read_and_the_next_run_keeps_it_again(tmp_path: Path) -> None:

@@ -52,6 +52,9 @@ from leagues.tournament.tally import kept
 from leagues.tournament.watermark import Watermark
 
 log = logging.getLogger("leagues.tournament.runner")
+#: a Swiss round's score for a unit that played no card in it: a bye, or the dealer who sat out every
+#: game of its table (cabrero with 5 or 6); an average result, neither lifting nor sinking the unit
+NO_GAME_SCORE = 0.5
 
 
 class RunError(RuntimeError):
@@ -698,8 +701,7 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
 def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
                games: Sequence[tuple[GameSpec, GameResult]]) -> None:
     """Add one finished round to a variant's pairing history: a table's score is the mean of its games'
-    shares; a bye scores 0.5 (an average result: sitting out neither lifts nor sinks an entrant), and
-    so does a unit that sat out every game of its table as the dealer (cabrero with 5 or 6)."""
+    shares; a unit that played no card in the round scores ``NO_GAME_SCORE``."""
     vc = cfg.variants[vi]
     per_table: dict[int, dict[str, list[float]]] = {}
     for spec, result in sorted(games, key=lambda g: g[0].order):
@@ -717,8 +719,8 @@ def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
         table = per_table.get(t, {})
         for u in sorted(units):
             shares = table.get(u)  # none: the unit dealt and sat out every game of its table
-            h.scores[u] = h.scores.get(u, 0.0) + (sum(shares) / len(shares) if shares else 0.5)
+            h.scores[u] = h.scores.get(u, 0.0) + (sum(shares) / len(shares) if shares else NO_GAME_SCORE)
     for b in rnd.byes:
         h.byes[b] += 1
-        h.scores[b] = h.scores.get(b, 0.0) + 0.5
+        h.scores[b] = h.scores.get(b, 0.0) + NO_GAME_SCORE
 
