@@ -63,7 +63,8 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     oversample (2): deals drawn per world kept by the inference's resampling.
     plans (True): in cabrero, where the last place is as safe as the first, each card is also played
         out with the seat's later play keeping out of tricks once it has one, and the card goes with
-        the better plan (twice the playouts: +0.017 in cabrero, +0.012 in cabrero-5; docs/search.md).
+        the better plan (twice the playouts: +0.017 in cabrero, +0.012 in cabrero-5 and in cabrero-6;
+        docs/search.md).
     solve_pile (6): exact leaves (step 5) in the decisions with at most this many cards left in the
         pile, the face-up card counted (0: never), with hands of at most ``LEAF_HAND`` (6) cards. Each
         leaf costs a few playouts, so only the last pile tricks get them (tute-2 against the search
