@@ -118,7 +118,7 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, A
     v, game_seed, deck, dealer = deal_of(variant_name, seed, deal)
     n = v.players
     out: dict[str, Any] = {"deal": deal, "forfeits": 0, "searched": 0, "seconds": 0.0, "slowest": 0.0,
-                           "capped": 0, "opponent_searched": 0, "opponent_seconds": 0.0}
+                           "capped": 0, "worked_out": 0, "opponent_searched": 0, "opponent_seconds": 0.0}
     kinds = ["search"] + (["oracle"] if oracle else []) + (["baseline"] if baseline else [])
     for kind in kinds:
         score = 0.0
@@ -149,6 +149,7 @@ def play_block(args: tuple[str, str, int, int, dict[str, Any], bool, dict[str, A
                     out["seconds"] += players[s].search_seconds
                     out["slowest"] = max(out["slowest"], players[s].search_max)
                     out["capped"] += players[s].capped
+                    out["worked_out"] += getattr(players[s], "worked_out", 0)
                 for s in set(range(n)) - mine:  # a searching opponent: its time, to match budgets
                     out["opponent_searched"] += getattr(players[s], "searched", 0)
                     out["opponent_seconds"] += getattr(players[s], "search_seconds", 0.0)
@@ -177,6 +178,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     out = {"deals": len(results), "score": mean, "low": low, "high": high,
            "forfeits": sum(r["forfeits"] for r in results), "ms_per_move": ms, "searched_moves": searched,
            "max_ms": 1000 * max(r["slowest"] for r in results), "capped": sum(r["capped"] for r in results),
+           "worked_out": sum(r.get("worked_out", 0) for r in results),
            "opponent_ms_per_move": 1000 * sum(r["opponent_seconds"] for r in results) / theirs if theirs else None}
     if all("oracle" in r for r in results):
         o, o_low, o_high = _interval([r["oracle"] for r in results])
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  oracle {s['oracle']:.4f}  95% interval [{s['oracle_low']:.4f}, {s['oracle_high']:.4f}]  "
                   f"gap closed {s['gap_closed']:.2f}")
         print(f"  search: {s['ms_per_move']:.1f} ms per searched move (max {s['max_ms']:.0f} ms, "
-              f"{s['capped']} stopped at the time budget) over {s['searched_moves']} moves; "
+              f"{s['worked_out']} stopped on work, {s['capped']} on the clock) over {s['searched_moves']} moves; "
               f"wall {s['seconds']:.1f} s with {a.workers} workers", flush=True)
         if s["opponent_ms_per_move"] is not None:
             print(f"  {a.opponent}: {s['opponent_ms_per_move']:.1f} ms per searched move, "

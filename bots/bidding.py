@@ -20,6 +20,7 @@ from arena import PlayerView
 from arena import actions as A
 from arena.state import AUCTION, NAME_TRUMP, GameState
 
+from .budget import Work
 from .referee_playout import finish
 
 #: points standing for "made whatever the bid" (a Tute by the side) and "failed whatever the bid"
@@ -50,13 +51,15 @@ def win_auction(st: GameState, seat: int) -> None:
 
 
 def estimate(view: PlayerView, world: Callable[[PlayerView], GameState], rand: Callable[[], float], worlds: int,
-             eps: float, deadline: float | None = None, clock: Callable[[], float] | None = None) -> list[list[int]]:
+             eps: float, budget: Work | None = None,
+             stop: Callable[[Work], bool] | None = None) -> list[list[int]]:
     """Per suit, the declaring side's points in each of ``worlds`` worlds (``world(view)`` deals one: a
-    sample, or for the oracle the real deal; see the module docstring). Stops early at ``deadline`` (by
-    ``clock``), after at least one world."""
+    sample, or for the oracle the real deal; see the module docstring). Stops early, after at least one
+    world, when ``stop(budget)`` says so, each world's work added to ``budget`` first."""
     seat = view.seat
     out: list[list[int]] = [[], [], [], []]
-    for _ in range(worlds):
+    cards = 4 * (sum(view.hand_sizes) + view.stock_left)  # a world's playouts, one a suit, at most
+    for k in range(1, worlds + 1):
         world_state = world(view)
         win_auction(world_state, seat)
         if world_state.phase != NAME_TRUMP or world_state.current != seat:
@@ -65,8 +68,10 @@ def estimate(view: PlayerView, world: Callable[[PlayerView], GameState], rand: C
             st = world_state.copy()
             st.push(A.TRUMP0 + suit)
             out[suit].append(side_result(finish(st, rand, eps), seat))
-        if deadline is not None and clock is not None and clock() >= deadline:
-            break
+        if budget is not None and stop is not None:
+            budget.add(states=1, referee_cards=cards)
+            if k < worlds and stop(budget):
+                break
     return out
 
 

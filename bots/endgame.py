@@ -28,7 +28,7 @@ class Endgame:
     """Two-player strict-phase minimax; values are from ``me``'s side (``WIN`` + margin, ``-WIN`` +
     margin for a loss, the margin alone for a draw). One instance may solve many positions of one deal
     (the leaves of a decision): its cache holds only positions, each with the bounds it was proved in;
-    ``budget`` counts the nodes of each call of ``solve``."""
+    ``budget`` counts the nodes of each call of ``solve``, ``spent`` those of all of them."""
 
     def __init__(self, r: Rules, trump: int, me: int, budget: int) -> None:
         self.r = r
@@ -36,6 +36,8 @@ class Endgame:
         self.me = me
         self.budget = budget
         self.nodes = 0
+        #: the nodes of every ``solve`` so far (a decision's work: ``bots/budget.py``)
+        self.spent = 0
         self.tt: dict[tuple[int, ...], tuple[int, int]] = {}
         # with a Tute only at a side's first trick, whether each side has won one is part of a position
         self.first_only = r.tute_mode == "first_team_trick"
@@ -49,7 +51,10 @@ class Endgame:
               alpha: int, beta: int) -> int:
         """``lead`` with a fresh node budget."""
         self.nodes = 0
-        return self.lead(hands, leader, diff, sung, won, left, alpha, beta)
+        try:
+            return self.lead(hands, leader, diff, sung, won, left, alpha, beta)
+        finally:
+            self.spent += self.nodes
 
     def _playable(self, hand: int, led_card: int) -> int:
         return R.playable(R.STRICT, hand, SUIT[led_card], led_card, led_card, self.trump, False, self.r)

@@ -38,19 +38,26 @@ How it decides, in order:
 Phases it does not understand fall back to ``pass`` or the first legal action, which the referee
 guarantees is legal.
 
-Time: a decision stops sampling worlds at ``max_ms`` (wall clock), or earlier when the host told the
-move limit in ``new_game`` (``time_ms``): then at that limit less a margin (a quarter of it, at least
-20 ms), so that ``search`` plays at the speed of any tournament. It is anytime: every world sampled
-counts, at least one is. Determinism: the RNG is reseeded from the game seed and the seat in
-``new_game`` (like ``random``), and the budget is counted in worlds, so a game replays identically
-unless a decision hit the time limit (the benchmark counts those: ``capped``).
+Time: a decision stops sampling worlds after ``worlds`` worlds or ``work_ms`` of work, whichever comes
+first. The work is counted, not timed (``bots/budget.py``: each world, playout card and solver node at
+what it costs on the reference machine), so a decision it ends replays identically on any machine,
+and a tournament gives the same games and table with one worker or two. The clock is the safety net:
+``max_ms``, or the host's move limit told in ``new_game`` (``time_ms``) less a margin (a quarter of it,
+at least 20 ms), ends a decision the work has not, on a slow machine or under a tight limit, so that
+``search`` plays at the speed of any tournament; the work budget is at most half that clock budget,
+so the work, not the clock, ends the decisions of a machine up to twice as slow as the reference one.
+It is anytime: every world sampled counts, at least one is. The RNG is reseeded from the game seed and
+the seat in ``new_game`` (like ``random``), so a game replays identically unless the clock ended a
+decision (the benchmark counts those: ``capped``; the work's stops: ``worked_out``).
 
 Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     seed (0): mixed into the per-game RNG seed.
     worlds (192): sampled worlds per decision, every legal card tried in each. Strength grows with it up
         to about this many (tute-2 against greedy: 53% at 24, 61% at 64, 65% at 192); past it pairs
         gained nothing (384 worlds: -1%, within the noise).
-    max_ms (400): stop sampling worlds after this many milliseconds of one decision.
+    work_ms (400): stop sampling worlds after this much counted work of one decision (milliseconds on
+        the reference machine, ``bots/budget.py``), at most half the clock's: the budget that replays anywhere.
+    max_ms (1000): stop sampling worlds after this many milliseconds of one decision on the clock.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
     margin_weight (0.25): weight of the point margin against the win in a playout's value.
     endgame (True): exact alpha-beta in the two-player endgame.
@@ -86,6 +93,7 @@ from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH
 from arena.state import GameState
 
 from . import bidding, inference, referee_playout
+from .budget import Work
 from .endgame import WIN, Abort, Endgame
 from .greedy import declaration
 from .playout import Frontier, Position, playout, supports
@@ -94,6 +102,9 @@ _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 #: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
 LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
+#: the work budget's most, as a share of the clock's: on a machine up to this many times slower than the
+#: reference one, the work still ends a decision before the clock does (``max_ms`` 1000: ``work_ms`` 400)
+WORK_SHARE = 0.5
 #: worlds kept per resampled batch (each of ``oversample`` times as many deals): small enough that the
 #: time budget is checked often, large enough that resampling has a choice
 RESAMPLED = 16
@@ -115,13 +126,15 @@ class SearchBot:
     name = "search"
     plays_by = staticmethod(plays_by)
 
-    def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 400.0, epsilon: float = 0.1,
+    def __init__(self, seed: int = 0, worlds: int = 192, work_ms: float = 400.0, max_ms: float = 1000.0,
+                 epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
                  leaf_nodes: int = 2_000) -> None:
         self.seed = seed
         self.worlds = int(worlds)
+        self.work_ms = float(work_ms)
         self.max_ms = float(max_ms)
         self.epsilon = float(epsilon)
         self.margin_weight = float(margin_weight)
@@ -146,9 +159,11 @@ class SearchBot:
         #: decisions searched and their total time, for benchmarks (ms/move)
         self.searched = 0
         self.search_seconds = 0.0
-        #: the slowest searched decision (seconds) and how many decisions stopped at the time budget
+        #: the slowest searched decision (seconds); how many decisions the clock stopped (these depend on
+        #: the machine) and how many the work budget did (these replay anywhere)
         self.search_max = 0.0
         self.capped = 0
+        self.worked_out = 0
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
@@ -157,10 +172,28 @@ class SearchBot:
         self._estimate = None
 
     def budget_ms(self) -> float:
-        """The time one decision may take: ``max_ms``, or less under the host's move limit."""
+        """The time on the clock one decision may take: ``max_ms``, or less under the host's move limit."""
         if self.time_ms is None:
             return self.max_ms
         return max(1.0, min(self.max_ms, self.time_ms * LIMIT_SHARE, self.time_ms - MARGIN_MS))
+
+    def work_budget_ms(self) -> float:
+        """The counted work one decision may take: ``work_ms``, at most ``WORK_SHARE`` of the clock's."""
+        return min(self.work_ms, self.budget_ms() * WORK_SHARE)
+
+    def _budget(self, start: float) -> Work:
+        """One decision's budget: the work, and the clock as the safety net."""
+        return Work(self.work_budget_ms(), start + self.budget_ms() / 1000.0, self.clock)
+
+    def _stop(self, budget: Work) -> bool:
+        """Whether to stop sampling worlds, counting which budget ended the decision."""
+        if not budget.over():
+            return False
+        if budget.by_clock:
+            self.capped += 1
+        else:
+            self.worked_out += 1
+        return True
 
     # ------------------------------------------------------------------------------ deciding
     def choose(self, view: PlayerView) -> str:
@@ -191,9 +224,6 @@ class SearchBot:
             self.searched += 1
             self.search_seconds += spent
             self.search_max = max(self.search_max, spent)
-
-    def _deadline(self, start: float) -> float:
-        return start + self.budget_ms() / 1000.0
 
     def _solvable(self, view: PlayerView) -> bool:
         """Two players in a variant the endgame solver models (it tracks no singers)."""
@@ -239,18 +269,12 @@ class SearchBot:
             batch = [self.deal(view) for _ in range(RESAMPLED * k)]
             yield from inference.resample(batch, [evidence.weight(h) for h, _ in batch], RESAMPLED, rand())
 
-    def _out_of_time(self, deadline: float) -> bool:
-        if self.clock() >= deadline:
-            self.capped += 1
-            return True
-        return False
-
     # ------------------------------------------------------------------------------ auction
     def _bid(self, view: PlayerView, start: float) -> str:
         v = view.variant
         if self._estimate is None:
             self._estimate = bidding.estimate(view, self.world, self.rng.random, self.bid_worlds,
-                                              self.epsilon, self._deadline(start), self.clock)
+                                              self.epsilon, self._budget(start), self._stop)
         most = bidding.limit(self._estimate, v.bid_min, v.bid_step, v.bid_max, self.bid_confidence)
         low = next((a for a in view.legal if a != A.PASS), None)
         if low is not None and int(low.split()[1]) <= most:
@@ -259,7 +283,7 @@ class SearchBot:
 
     def _name_trump(self, view: PlayerView, start: float) -> str:
         per_suit = bidding.estimate(view, self.world, self.rng.random, self.bid_worlds, self.epsilon,
-                                    self._deadline(start), self.clock)
+                                    self._budget(start), self._stop)
         return A.TRUMP_TEXT[bidding.best_trump(per_suit, view.contract)]
 
     # ------------------------------------------------------------------------------ PIMC
@@ -268,7 +292,7 @@ class SearchBot:
         rng = self.rng
         rand = rng.random
         seat = view.seat
-        deadline = self._deadline(start)
+        budget = self._budget(start)
         rules = view.variant.rules
         pos = Position(view)
         eps = self.epsilon
@@ -279,7 +303,10 @@ class SearchBot:
             and self._solvable(view)
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
-        for _ in range(self.worlds):
+        # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
+        cards = len(plays) * (sum(view.hand_sizes) + view.stock_left)
+        nodes = 0
+        for k in range(1, self.worlds + 1):
             hands, pile = next(worlds)
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
@@ -290,7 +317,9 @@ class SearchBot:
                     totals[i] += leaf
                 else:
                     totals[i] += out.value(rules, seat, mw)
-            if self._out_of_time(deadline):
+            budget.add(deals=1, cards=cards, nodes=solver.spent - nodes)
+            nodes = solver.spent
+            if k < self.worlds and self._stop(budget):
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
 
@@ -317,7 +346,7 @@ class SearchBot:
         """PIMC with playouts on the referee (``bots/referee_playout.py``), for every other variant."""
         rand = self.rng.random
         seat = view.seat
-        deadline = self._deadline(start)
+        budget = self._budget(start)
         eps = self.epsilon
         mw = self.margin_weight
         finish, value = referee_playout.finish, referee_playout.value
@@ -327,14 +356,16 @@ class SearchBot:
         n = len(plans)
         totals = [0.0] * (len(plays) * n)
         worlds = self.worlds_for(view)
-        for _ in range(self.worlds):
+        cards = len(totals) * (sum(view.hand_sizes) + view.stock_left)  # a world's playouts, at most
+        for k in range(1, self.worlds + 1):
             world = self.world(view, next(worlds))
             for i, c in enumerate(plays):
                 for j, ducker in enumerate(plans):
                     st = world.copy()
                     st.push(c)
                     totals[i * n + j] += value(finish(st, rand, eps, None, ducker), seat, mw)
-            if self._out_of_time(deadline):
+            budget.add(states=1, referee_cards=cards)
+            if k < self.worlds and self._stop(budget):
                 break
         return plays[max(range(len(totals)), key=totals.__getitem__) // n]
 

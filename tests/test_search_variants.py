@@ -214,11 +214,12 @@ class FakeClock:
 
 @pytest.mark.parametrize("name", ["tute-2", "tute-4-pairs", "subastado", "cabron"])
 def test_max_ms_bounds_every_decision_whatever_the_world_budget(name: str) -> None:
-    """A budget of worlds no machine could reach, ``max_ms = 50``, a clock on which each reading costs
-    7 ms: every searched decision stops within the budget plus one world (the mechanism, not a timing)."""
+    """A budget of worlds and of work no machine could reach, ``max_ms = 50``, a clock on which each
+    reading costs 7 ms: every searched decision stops within the budget plus one world (the mechanism,
+    not a timing)."""
     v = VARIANTS[name]
     clock = FakeClock(0.007)
-    bot = SearchBot(worlds=10**6, max_ms=50, bid_worlds=10**6)
+    bot = SearchBot(worlds=10**6, work_ms=10**9, max_ms=50, bid_worlds=10**6)
     bot.clock = clock
     players = [bot] + [GreedyBot() for _ in range(v.players - 1)]
     rec = play_game(v, shuffled_deck(v, 4), 1, players, seed=4)
@@ -228,12 +229,74 @@ def test_max_ms_bounds_every_decision_whatever_the_world_budget(name: str) -> No
     assert bot.search_max <= 0.050 + 2 * clock.step + 1e-9
 
 
+@pytest.mark.parametrize("name", ["tute-2", "tute-4-pairs", "subastado", "cabrero-6"])
+def test_work_ends_decisions_the_same_on_any_clock(name: str) -> None:
+    """A budget of worlds no machine could reach, ``work_ms = 20``: the counted work ends every searched
+    decision, so a fast clock, a slow one and the real one give the same game (what makes a tournament
+    replay and its table the same with any number of workers), and the clock ends none."""
+    v = VARIANTS[name]
+    deck = shuffled_deck(v, 8)
+    records = []
+    for clock in (FakeClock(1e-5), FakeClock(2e-4), None):  # the clock would end a decision at 100 ms
+        bot = SearchBot(worlds=10**6, work_ms=20, max_ms=100, bid_worlds=10**6)
+        if clock is not None:
+            bot.clock = clock
+        players = [bot] + [GreedyBot() for _ in range(v.players - 1)]
+        records.append(play_game(v, deck, 1, players, seed=8).to_json())
+        assert bot.searched > 0
+        assert bot.worked_out > 0 and bot.capped == 0
+    assert records[0] == records[1] == records[2]
+
+
+def test_work_counts_each_kind() -> None:
+    """A tute-2 decision with exact leaves counts deals, cards and solver nodes; a cabrero one referee
+    states and cards; ``spent_us`` is their cost."""
+    from bots.budget import COST, Work
+
+    seen: dict[str, list[int]] = {}
+
+    class Keeping(SearchBot):
+        kind = ""
+
+        def _budget(self, start: float) -> Work:
+            work = super()._budget(start)
+            seen[self.kind] = work.tally
+            return work
+
+    # the first searched decision with 4 cards left in tute-2's pile (leaves), any in cabrero-6
+    for name, kind, stock in (("tute-2", "leaves", 4), ("cabrero-6", "referee", None)):
+        v = VARIANTS[name]
+        bot = Keeping(worlds=8, max_ms=1e9)
+        bot.kind = kind
+        state = GameState.new(v, shuffled_deck(v, 3), 0)
+        while not state.is_over and kind not in seen:
+            view = state.view(state.current)
+            legal = view.legal
+            if (len(legal) > 1 and all(a.startswith("play ") for a in legal)
+                    and (stock is None or view.stock_left == stock)):
+                bot.new_game({"seed": 3, "seat": state.current})
+                bot.choose(view)
+            state.apply(GreedyBot().choose(view) if len(legal) > 1 else legal[0])
+        assert kind in seen, name
+    deals, cards, nodes, states, ref_cards = seen["leaves"]
+    assert deals == 8 and cards > 0 and nodes > 0 and states == ref_cards == 0
+    deals, cards, nodes, states, ref_cards = seen["referee"]
+    assert states == 8 and ref_cards > 0 and deals == cards == nodes == 0
+    work = Work(1.0, 0.0, lambda: 0.0)
+    work.add(deals=1, cards=2, nodes=3, states=4, referee_cards=5)
+    assert work.spent_us == pytest.approx(COST.deal + 2 * COST.card + 3 * COST.node + 4 * COST.state
+                                          + 5 * COST.referee_card)
+
+
 def test_the_hosts_move_limit_caps_the_budget() -> None:
     bot = SearchBot(max_ms=400)
     bot.new_game({"seed": 1, "seat": 0})
     assert bot.budget_ms() == 400
+    assert bot.work_budget_ms() == 200  # half the clock's, at most
+    assert SearchBot().work_budget_ms() == 400 and SearchBot().budget_ms() == 1000
     bot.new_game({"seed": 1, "seat": 0, "time_ms": 200})
     assert bot.budget_ms() == 150  # three quarters of the limit
+    assert bot.work_budget_ms() == 75
     bot.new_game({"seed": 1, "seat": 0, "time_ms": 60})
     assert bot.budget_ms() == 40  # the limit less 20 ms
     bot.new_game({"seed": 1, "seat": 0, "time_ms": 5000})
