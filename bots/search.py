@@ -56,7 +56,8 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
         to about this many (tute-2 against greedy: 53% at 24, 61% at 64, 65% at 192); past it pairs
         gained nothing (384 worlds: -1%, within the noise).
     work_ms (400): stop sampling worlds after this much counted work of one decision (milliseconds on
-        the reference machine, ``bots/budget.py``), at most half the clock's: the budget that replays anywhere.
+        the reference machine, ``bots/budget.py``), at most half the clock's: the budget that replays
+        anywhere.
     max_ms (1000): stop sampling worlds after this many milliseconds of one decision on the clock.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
     margin_weight (0.25): weight of the point margin against the win in a playout's value.
@@ -102,8 +103,9 @@ _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 #: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
 LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
-#: the work budget's most, as a share of the clock's: on a machine up to this many times slower than the
-#: reference one, the work still ends a decision before the clock does (``max_ms`` 1000: ``work_ms`` 400)
+#: the work budget's most, as a share of the clock's: on a machine up to 1 / this (2) times slower than the
+#: reference one, the work still ends a decision before the clock does (the defaults: 400 ms of work
+#: within 1000 on the clock)
 WORK_SHARE = 0.5
 #: worlds kept per resampled batch (each of ``oversample`` times as many deals): small enough that the
 #: time budget is checked often, large enough that resampling has a choice
@@ -126,12 +128,11 @@ class SearchBot:
     name = "search"
     plays_by = staticmethod(plays_by)
 
-    def __init__(self, seed: int = 0, worlds: int = 192, work_ms: float = 400.0, max_ms: float = 1000.0,
-                 epsilon: float = 0.1,
+    def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 1000.0, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
-                 leaf_nodes: int = 2_000) -> None:
+                 leaf_nodes: int = 2_000, work_ms: float = 400.0) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.work_ms = float(work_ms)
