@@ -18,6 +18,7 @@ from arena import VARIANTS, GameState, PlayerView, play_game, shuffled_deck
 from arena.cards import NAMES, parse_card
 from arena.state import PLAY
 from bots import bidding, referee_playout
+from bots.budget import COST, Work
 from bots.greedy import GreedyBot
 from bots.oracle import OracleBot, play_open
 from bots.random_bot import RandomBot
@@ -251,8 +252,6 @@ def test_work_ends_decisions_the_same_on_any_clock(name: str) -> None:
 def test_work_counts_each_kind() -> None:
     """A tute-2 decision with exact leaves counts deals, cards and solver nodes; a cabrero one referee
     states and cards; ``spent_us`` is their cost."""
-    from bots.budget import COST, Work
-
     seen: dict[str, list[int]] = {}
 
     class Keeping(SearchBot):
