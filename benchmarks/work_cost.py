@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena import derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.view import PlayerView  # noqa: E402
 
-from bots.budget import COST, Cost, Work  # noqa: E402
+from bots.budget import COST, Cost, Work, cost_us  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.playout import supports  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
@@ -116,7 +116,7 @@ def main() -> None:
     print()
     print("counted work / measured time per decision (COST as it is): median, 10th and 90th percentile")
     for name, samples in per_variant.items():
-        ratios = sorted(sum(n * c for n, c in zip(t, COST)) / us for us, t in samples)
+        ratios = sorted(cost_us(t) / us for us, t in samples)
         if ratios:
             q = len(ratios) - 1
             print(f"{name:<14} {statistics.median(ratios):.2f}  [{ratios[q // 10]:.2f}, {ratios[9 * q // 10]:.2f}]")

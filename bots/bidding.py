@@ -20,7 +20,7 @@ from arena import PlayerView
 from arena import actions as A
 from arena.state import AUCTION, NAME_TRUMP, GameState
 
-from .budget import Work
+from .budget import Work, cards_left
 from .referee_playout import finish
 
 #: points standing for "made whatever the bid" (a Tute by the side) and "failed whatever the bid"
@@ -58,7 +58,7 @@ def estimate(view: PlayerView, world: Callable[[PlayerView], GameState], rand: C
     world, when ``stop(budget)`` says so, each world's work added to ``budget`` first."""
     seat = view.seat
     out: list[list[int]] = [[], [], [], []]
-    cards = 4 * (sum(view.hand_sizes) + view.stock_left)  # a world's playouts, one a suit, at most
+    cards = 4 * cards_left(view)  # a world's playouts, one a suit, at most
     for k in range(1, worlds + 1):
         world_state = world(view)
         win_auction(world_state, seat)

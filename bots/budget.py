@@ -13,7 +13,10 @@ overloaded machine, a tight tournament limit): that decision, and only it, depen
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+
+if TYPE_CHECKING:
+    from arena import PlayerView
 
 
 class Cost(NamedTuple):
@@ -36,16 +39,26 @@ class Cost(NamedTuple):
 COST = Cost(deal=80.0, card=2.5, node=2.8, state=125.0, referee_card=3.6)
 
 
+def cost_us(tally: Sequence[int]) -> float:
+    """What a tally of work (counts in ``Cost``'s order) costs on the reference machine."""
+    return sum(n * c for n, c in zip(tally, COST))
+
+
+def cards_left(view: "PlayerView") -> int:
+    """The cards a playout from ``view`` may play at most (every hand and the pile): what one playout
+    counts, whether it plays them all or stops earlier (at a leaf)."""
+    return sum(view.hand_sizes) + view.stock_left
+
+
 class Work:
     """One decision's budget: ``limit_ms`` of counted work, or the clock's ``deadline``, whichever
     comes first; checked between worlds, so a decision has at least one."""
 
-    __slots__ = ("tally", "spent_us", "limit_us", "deadline", "clock", "by_clock")
+    __slots__ = ("tally", "limit_us", "deadline", "clock", "by_clock")
 
     def __init__(self, limit_ms: float, deadline: float, clock: Callable[[], float]) -> None:
         #: the work done so far, per kind (a ``Cost`` of counts), for ``benchmarks/work_cost.py``
         self.tally = [0, 0, 0, 0, 0]
-        self.spent_us = 0.0
         self.limit_us = limit_ms * 1000.0
         self.deadline = deadline
         self.clock = clock
@@ -59,9 +72,10 @@ class Work:
         t[2] += nodes
         t[3] += states
         t[4] += referee_cards
-        c = COST
-        self.spent_us += (deals * c.deal + cards * c.card + nodes * c.node + states * c.state
-                          + referee_cards * c.referee_card)
+
+    @property
+    def spent_us(self) -> float:
+        return cost_us(self.tally)
 
     def over(self) -> bool:
         """Whether the decision must stop now."""

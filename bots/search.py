@@ -94,7 +94,7 @@ from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH
 from arena.state import GameState
 
 from . import bidding, inference, referee_playout
-from .budget import Work
+from .budget import Work, cards_left
 from .endgame import WIN, Abort, Endgame
 from .greedy import declaration
 from .playout import Frontier, Position, playout, supports
@@ -305,7 +305,7 @@ class SearchBot:
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
         # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
-        cards = len(plays) * (sum(view.hand_sizes) + view.stock_left)
+        cards = len(plays) * cards_left(view)
         nodes = 0
         for k in range(1, self.worlds + 1):
             hands, pile = next(worlds)
@@ -357,7 +357,7 @@ class SearchBot:
         n = len(plans)
         totals = [0.0] * (len(plays) * n)
         worlds = self.worlds_for(view)
-        cards = len(totals) * (sum(view.hand_sizes) + view.stock_left)  # a world's playouts, at most
+        cards = len(totals) * cards_left(view)  # a world's playouts, at most
         for k in range(1, self.worlds + 1):
             world = self.world(view, next(worlds))
             for i, c in enumerate(plays):
