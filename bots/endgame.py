@@ -20,6 +20,18 @@ WIN = 1000  # value of a won deal, above any point margin
 _SLICE_POINTS: tuple[int, ...] = tuple(sum(POINTS[i] for i in range(10) if m >> i & 1) for m in range(1024))
 
 
+def swing(cards: int, open_pairs: int, bonus: int, trump_eleven: int) -> int:
+    """How far a point margin can still move either way: the points of ``cards`` (all still to play),
+    the last trick's ``bonus``, 20 for each cante still open (``open_pairs``: the 11 of each pair held
+    in one hand and not sung; a pair split between hands can never be sung) and 20 more for the trumps'
+    (``trump_eleven``: its bit). A Tute is the caller's to rule out: it ends the deal whatever the margin."""
+    t = _SLICE_POINTS
+    out = t[cards & 1023] + t[cards >> 10 & 1023] + t[cards >> 20 & 1023] + t[cards >> 30 & 1023] + bonus
+    if open_pairs:
+        out += 20 * bin(open_pairs).count("1") + (20 if open_pairs & trump_eleven else 0)
+    return out
+
+
 class Abort(Exception):
     """The search ran over its node budget."""
 
@@ -65,13 +77,7 @@ class Endgame:
         if self.tute_on and (h0 & KINGS == KINGS or h0 & KNIGHTS == KNIGHTS or h1 & KINGS == KINGS
                              or h1 & KNIGHTS == KNIGHTS):
             return -1
-        t = _SLICE_POINTS
-        h = h0 | h1
-        swing = t[h & 1023] + t[h >> 10 & 1023] + t[h >> 20 & 1023] + t[h >> 30 & 1023] + self.bonus
-        open_pairs = (h0 & h0 >> 1 | h1 & h1 >> 1) & ELEVENS & ~sung  # a pair is in one hand or none
-        if open_pairs:
-            swing += 20 * bin(open_pairs).count("1") + (20 if open_pairs & self.trump_eleven else 0)
-        return swing
+        return swing(h0 | h1, (h0 & h0 >> 1 | h1 & h1 >> 1) & ELEVENS & ~sung, self.bonus, self.trump_eleven)
 
     def _ordered(self, hand: int) -> tuple[int, ...]:
         """Leads: dearest, then strongest, first (the cards that take tricks decide first)."""
@@ -97,12 +103,12 @@ class Endgame:
         if self.nodes > self.budget:
             raise Abort
         h0, h1 = hands
-        swing = self._swing(h0, h1, sung)
-        if swing >= 0:  # the margin ends in [diff - swing, diff + swing]: decided if that holds no 0
-            if diff > swing and WIN + diff - swing >= beta:
-                return WIN + diff - swing
-            if diff < -swing and -WIN + diff + swing <= alpha:
-                return -WIN + diff + swing
+        room = self._swing(h0, h1, sung)
+        if room >= 0:  # the margin ends in [diff - room, diff + room]: decided if that holds no 0
+            if diff > room and WIN + diff - room >= beta:
+                return WIN + diff - room
+            if diff < -room and -WIN + diff + room <= alpha:
+                return -WIN + diff + room
         if self.first_only:
             key: tuple[int, ...] = (h0, h1, leader, diff, sung, min(won[0], 1), min(won[1], 1))
         else:

@@ -102,6 +102,12 @@ class Outcome:
         sides = [sum(self.points[s] for s in t) for t in r.teams]
         return pairwise(R.points_ranks(r, sides, r.team[self.last]), side) + margin_weight * margin(sides, side) / 130.0
 
+    def margin(self, r: Rules, seat: int) -> int:
+        """``seat``'s side's points over the best other side's (0 after a Tute, which no margin decides)."""
+        if self.tute >= 0:
+            return 0
+        return margin([sum(self.points[s] for s in t) for t in r.teams], r.team[seat])
+
 
 def margin(side_points: Sequence[int], side: int) -> int:
     """``side``'s points over the best other side's: the playouts' tie-break between equally safe moves

@@ -34,6 +34,10 @@ How it decides, in order:
    information from there, is solved for the win by the endgame's alpha-beta instead of played out by
    the policy: the policy's strict-phase play is what a searching opponent punishes, and the last
    pile tricks decide which hands enter it.
+6. **Exact last tricks for the pairs** (``solve_tricks``: two sides of more seats, no pile, every hand
+   at most 4 cards): in each world each card is judged by the win of the rest played perfectly
+   (``bots/team_endgame.py``, the side's seats maximising together), the playout's margin as the
+   tie-break, instead of by the playout alone.
 
 Phases it does not understand fall back to ``pass`` or the first legal action, which the referee
 guarantees is legal.
@@ -80,6 +84,9 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     leaf_nodes (2000): alpha-beta node budget of one leaf, which bounds the time of a world (tute-2's
         leaves take about 120 nodes, 1,164 at the 99th percentile; habanero's 8-card ones 827, 4,640
         at the 99th percentile); over it, that card is played out by the policy as without leaves.
+    solve_tricks (4): step 6 in the decisions where no hand holds more than this many cards (0:
+        never); tute-4-pairs against greedy +0.0125 [+0.0001, +0.0249] over 400 paired deals, at 61 ms
+        a move against 54 (docs/search.md). A 5-card solve costs about a millisecond a card and world.
 """
 
 from __future__ import annotations
@@ -97,7 +104,8 @@ from . import bidding, inference, referee_playout
 from .budget import Work, cards_left
 from .endgame import WIN, Abort, Endgame
 from .greedy import declaration
-from .playout import Frontier, Position, playout, supports
+from .playout import Frontier, Outcome, Position, playout, supports
+from .team_endgame import TeamEndgame
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
@@ -132,7 +140,7 @@ class SearchBot:
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
-                 leaf_nodes: int = 2_000, work_ms: float = 400.0) -> None:
+                 leaf_nodes: int = 2_000, work_ms: float = 400.0, solve_tricks: int = 4) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.work_ms = float(work_ms)
@@ -148,6 +156,7 @@ class SearchBot:
         self.plans = bool(plans)
         self.solve_pile = int(solve_pile)
         self.leaf_nodes = int(leaf_nodes)
+        self.solve_tricks = int(solve_tricks)
         self.leaf_aborts = 0
         #: seconds, monotonic; a test sets a fake one (not a parameter: a tournament's config could not
         #: give a clock, only break one)
@@ -304,6 +313,7 @@ class SearchBot:
             and self._solvable(view)
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
+        team = self._team_solver(view)
         # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
         cards = len(plays) * cards_left(view)
         nodes = 0
@@ -311,6 +321,11 @@ class SearchBot:
             hands, pile = next(worlds)
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
+                if team is not None:
+                    exact = self._team_leaf(team, pos, hands, c, out, mw)
+                    if exact is not None:
+                        totals[i] += exact
+                        continue
                 if out.__class__ is Frontier:
                     leaf = self._leaf(solver, out, mw, solved)
                     if leaf is None:  # over its node budget: the policy's playout, as without leaves
@@ -318,8 +333,9 @@ class SearchBot:
                     totals[i] += leaf
                 else:
                     totals[i] += out.value(rules, seat, mw)
-            budget.add(deals=1, cards=cards, nodes=solver.spent - nodes)
-            nodes = solver.spent
+            spent = solver.spent + (team.spent if team is not None else 0)
+            budget.add(deals=1, cards=cards, nodes=spent - nodes)
+            nodes = spent
             if k < self.worlds and self._stop(budget):
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
@@ -342,6 +358,32 @@ class SearchBot:
         win = 1.0 if val >= 1 else 0.0 if val <= -1 else 0.5
         solved[key] = value = win + mw * diff / 130.0
         return value
+
+    def _team_solver(self, view: PlayerView) -> TeamEndgame | None:
+        """The solver of the last ``solve_tricks`` tricks of a deal of two sides and more seats with no
+        pile (``tute-4-pairs``), or None where it does not apply."""
+        v = view.variant
+        r = v.rules
+        if (not self.endgame or self.solve_tricks <= 0 or v.players == 2 or len(r.teams) != 2
+                or view.face_up != NO_CARD or view.stock_left or max(view.hand_sizes) > self.solve_tricks):
+            return None
+        return TeamEndgame(r, view.trump, view.seat, r.next[view.dealer], self.leaf_nodes)
+
+    def _team_leaf(self, team: TeamEndgame, pos: Position, hands: list[int], c: int, out: Outcome | Frontier,
+                   mw: float) -> float | None:
+        """A card's value in one world: the win of the rest played perfectly (a null window around a
+        draw), the playout's margin as the tie-break; None over ``leaf_nodes`` (the playout's value)."""
+        seat = pos.current
+        r = team.r
+        diff = sum(p if r.team[s] == team.mine else -p for s, p in enumerate(pos.points))
+        try:
+            val = team.solve(list(hands), seat, pos.trick, pos.leader, diff, pos.sung, pos.won,
+                             bin(hands[seat]).count("1"), -1, 1, c)
+        except Abort:
+            self.leaf_aborts += 1
+            return None
+        win = 1.0 if val >= 1 else 0.0 if val <= -1 else 0.5
+        return win + mw * out.margin(r, seat) / 130.0
 
     def _pimc_referee(self, view: PlayerView, plays: list[int], start: float) -> int:
         """PIMC with playouts on the referee (``bots/referee_playout.py``), for every other variant."""
