@@ -51,11 +51,11 @@ def win_auction(st: GameState, seat: int) -> None:
 
 
 def estimate(view: PlayerView, world: Callable[[PlayerView], GameState], rand: Callable[[], float], worlds: int,
-             eps: float, budget: Work | None = None,
-             stop: Callable[[Work], bool] | None = None) -> list[list[int]]:
+             eps: float, budget: Work | None = None, stop: Callable[[Work], bool] = Work.over) -> list[list[int]]:
     """Per suit, the declaring side's points in each of ``worlds`` worlds (``world(view)`` deals one: a
-    sample, or for the oracle the real deal; see the module docstring). Stops early, after at least one
-    world, when ``stop(budget)`` says so, each world's work added to ``budget`` first."""
+    sample, or for the oracle the real deal; see the module docstring). With a ``budget``, each world's
+    work is added to it and the estimate stops early, after at least one world, when ``stop(budget)``
+    says so (the budget's own ``over`` unless the caller counts its stops)."""
     seat = view.seat
     out: list[list[int]] = [[], [], [], []]
     cards = 4 * cards_left(view)  # a world's playouts, one a suit, at most
@@ -68,7 +68,7 @@ def estimate(view: PlayerView, world: Callable[[PlayerView], GameState], rand: C
             st = world_state.copy()
             st.push(A.TRUMP0 + suit)
             out[suit].append(side_result(finish(st, rand, eps), seat))
-        if budget is not None and stop is not None:
+        if budget is not None:
             budget.add(states=1, referee_cards=cards)
             if k < worlds and stop(budget):
                 break

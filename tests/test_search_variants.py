@@ -192,6 +192,22 @@ def test_the_strong_hand_names_its_long_suit() -> None:
     assert bot.choose(PlayerView.of(state, 1)) == "trump o"
 
 
+def test_the_estimate_stops_on_its_budget_alone() -> None:
+    """A work budget given without a stop rule ends the estimate by its own ``over``: with none left,
+    after the one world every decision has; without a budget, all the worlds; and each world's work is
+    counted (one state, four playouts' cards)."""
+    state = _deal_with("subastado", 0, 1, STRONG)
+    view = PlayerView.of(state, 1)
+    bot = SearchBot()
+    bot.new_game({"seed": 0, "seat": 1})
+    spent = Work(0.0, float("inf"), lambda: 0.0)
+    short = bidding.estimate(view, bot.world, random.Random(0).random, 8, 0.1, spent)
+    assert [len(x) for x in short] == [1, 1, 1, 1]
+    assert spent.tally[3] == 1 and spent.tally[4] > 0
+    full = bidding.estimate(view, bot.world, random.Random(0).random, 8, 0.1)
+    assert [len(x) for x in full] == [8, 8, 8, 8]
+
+
 def test_the_limit_is_the_highest_bid_made_often_enough() -> None:
     per_suit = [[100, 80, 70, 50], [0, 0, 0, 0], [200, 10, 10, 10], []]
     # oros makes 70 in 3 of 4 worlds (75% >= 60%), 80 in half: the limit is 70
