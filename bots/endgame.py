@@ -36,16 +36,14 @@ class Abort(Exception):
     """The search ran over its node budget."""
 
 
-class Endgame:
-    """Two-player strict-phase minimax; values are from ``me``'s side (``WIN`` + margin, ``-WIN`` +
-    margin for a loss, the margin alone for a draw). One instance may solve many positions of one deal
-    (the leaves of a decision): its cache holds only positions, each with the bounds it was proved in;
-    ``budget`` counts the nodes of each call of ``solve``, ``spent`` those of all of them."""
+class Solver:
+    """What both endgame solvers share: the rules' facts a search reads at every node, the node count
+    against a budget, the cache of positions with the bounds each was proved in, and the move orders
+    (cached per hand, the cards that decide first)."""
 
-    def __init__(self, r: Rules, trump: int, me: int, budget: int) -> None:
+    def __init__(self, r: Rules, trump: int, budget: int) -> None:
         self.r = r
         self.trump = trump
-        self.me = me
         self.budget = budget
         self.nodes = 0
         #: the nodes of every ``solve`` so far (a decision's work: ``bots/budget.py``)
@@ -58,6 +56,44 @@ class Endgame:
         self.trump_eleven = BIT[trump * 10 + 8] if trump != NO_SUIT else 0
         self._lead_order: dict[int, tuple[int, ...]] = {}
         self._follow_order: dict[int, tuple[int, ...]] = {}
+
+    def _ordered(self, hand: int) -> tuple[int, ...]:
+        """Leads: dearest, then strongest, first (the cards that take tricks decide first)."""
+        order = self._lead_order.get(hand)
+        if order is None:
+            order = self._lead_order[hand] = tuple(
+                sorted(_cards(hand), key=lambda c: -STRENGTH[c] - 16 * POINTS[c]))
+        return order
+
+    def _answers(self, mask: int) -> tuple[int, ...]:
+        """Answers: trumps first, then the strongest."""
+        order = self._follow_order.get(mask)
+        if order is None:
+            trump = self.trump
+            order = self._follow_order[mask] = tuple(
+                sorted(_cards(mask), key=lambda c: -STRENGTH[c] - (100 if SUIT[c] == trump else 0)))
+        return order
+
+    def _store(self, key: tuple[int, ...], best: int, alpha: int, beta: int) -> None:
+        """Cache a position's value ``best`` searched in the window (``alpha``, ``beta``): exact inside
+        it, an upper bound at or below ``alpha``, a lower bound at or above ``beta``."""
+        if best <= alpha:
+            self.tt[key] = (-10 * WIN, best)
+        elif best >= beta:
+            self.tt[key] = (best, 10 * WIN)
+        else:
+            self.tt[key] = (best, best)
+
+
+class Endgame(Solver):
+    """Two-player strict-phase minimax; values are from ``me``'s side (``WIN`` + margin, ``-WIN`` +
+    margin for a loss, the margin alone for a draw). One instance may solve many positions of one deal
+    (the leaves of a decision): its cache holds only positions, each with the bounds it was proved in;
+    ``budget`` counts the nodes of each call of ``solve``, ``spent`` those of all of them."""
+
+    def __init__(self, r: Rules, trump: int, me: int, budget: int) -> None:
+        super().__init__(r, trump, budget)
+        self.me = me
 
     def solve(self, hands: list[int], leader: int, diff: int, sung: int, won: list[int], left: int,
               alpha: int, beta: int) -> int:
@@ -78,23 +114,6 @@ class Endgame:
                              or h1 & KNIGHTS == KNIGHTS):
             return -1
         return swing(h0 | h1, (h0 & h0 >> 1 | h1 & h1 >> 1) & ELEVENS & ~sung, self.bonus, self.trump_eleven)
-
-    def _ordered(self, hand: int) -> tuple[int, ...]:
-        """Leads: dearest, then strongest, first (the cards that take tricks decide first)."""
-        order = self._lead_order.get(hand)
-        if order is None:
-            order = self._lead_order[hand] = tuple(
-                sorted(_cards(hand), key=lambda c: -STRENGTH[c] - 16 * POINTS[c]))
-        return order
-
-    def _answers(self, mask: int) -> tuple[int, ...]:
-        """Answers: trumps first, then the strongest."""
-        order = self._follow_order.get(mask)
-        if order is None:
-            trump = self.trump
-            order = self._follow_order[mask] = tuple(
-                sorted(_cards(mask), key=lambda c: -STRENGTH[c] - (100 if SUIT[c] == trump else 0)))
-        return order
 
     def lead(self, hands: list[int], leader: int, diff: int, sung: int, won: list[int], left: int,
              alpha: int, beta: int) -> int:
@@ -139,14 +158,7 @@ class Endgame:
                     beta = best
             if alpha >= beta:
                 break
-        lo, hi = (-10 * WIN, 10 * WIN)
-        if best <= a0:
-            hi = best
-        elif best >= b0:
-            lo = best
-        else:
-            lo = hi = best
-        self.tt[key] = (lo, hi)
+        self._store(key, best, a0, b0)
         return best
 
     def follow(self, hands: list[int], leader: int, led_card: int, diff: int, sung: int, won: list[int],

@@ -19,35 +19,25 @@ from __future__ import annotations
 from typing import Sequence
 
 from arena import rules as R
-from arena.cards import BIT, HIGHER, POINTS, STRENGTH, SUIT, cards_list as _cards
+from arena.cards import BIT, HIGHER, POINTS, SUIT
 from arena.rules import BEATS, ELEVENS, KINGS, KNIGHTS, Rules
 
-from .endgame import WIN, Abort, swing
+from .endgame import WIN, Abort, Solver, swing
 
 
-class TeamEndgame:
+class TeamEndgame(Solver):
     """Alpha-beta over the rest of a deal of two sides; values are from ``me``'s side: ``WIN`` + margin,
     ``-WIN`` + margin for a loss, the margin alone for a draw. One instance serves every world of a
     decision: its cache holds positions (all hands), each with the bounds it was proved in; ``budget``
     bounds the nodes of each ``solve``, ``spent`` counts those of all of them (``bots/budget.py``)."""
 
     def __init__(self, r: Rules, trump: int, me: int, nxt: Sequence[int], budget: int) -> None:
-        self.r = r
-        self.trump = trump
+        super().__init__(r, trump, budget)
         self.mine = r.team[me]
         self.team = r.team
         self.partner = r.partner
         self.nxt = tuple(nxt)
         self.seats = r.active
-        self.budget = budget
-        self.nodes = 0
-        self.spent = 0
-        self.tt: dict[tuple[int, ...], tuple[int, int]] = {}
-        self.first_only = r.tute_mode == "first_team_trick"
-        self.tute_on = r.tute_mode != "disabled"
-        self.trump_eleven = BIT[trump * 10 + 8] if 0 <= trump < 4 else 0
-        self._lead_order: dict[int, tuple[int, ...]] = {}
-        self._follow_order: dict[int, tuple[int, ...]] = {}
 
     def solve(self, hands: list[int], cur: int, trick: Sequence[int], leader: int, diff: int, sung: int,
               won: Sequence[int], left: int, alpha: int, beta: int, card: int = -1) -> int:
@@ -79,23 +69,6 @@ class TeamEndgame:
         rules say."""
         return R.playable(R.STRICT, hand, led, best_led, top, self.trump, win == self.partner[cur], self.r)
 
-    def _ordered(self, hand: int) -> tuple[int, ...]:
-        """Leads: dearest, then strongest, first (the cards that take tricks decide first)."""
-        order = self._lead_order.get(hand)
-        if order is None:
-            order = self._lead_order[hand] = tuple(
-                sorted(_cards(hand), key=lambda c: -STRENGTH[c] - 16 * POINTS[c]))
-        return order
-
-    def _answers(self, mask: int) -> tuple[int, ...]:
-        """Answers: trumps first, then the strongest."""
-        order = self._follow_order.get(mask)
-        if order is None:
-            trump = self.trump
-            order = self._follow_order[mask] = tuple(
-                sorted(_cards(mask), key=lambda c: -STRENGTH[c] - (100 if SUIT[c] == trump else 0)))
-        return order
-
     def _bound(self, hands: list[int], sung: int) -> int:
         """How far the margin can still move (``endgame.swing``); -1 while a hand holds a Tute."""
         every = open_pairs = 0
@@ -104,7 +77,7 @@ class TeamEndgame:
                 return -1
             every |= h
             open_pairs |= h & h >> 1
-        return swing(every, open_pairs & ELEVENS & ~sung, self.r.last_trick_bonus, self.trump_eleven)
+        return swing(every, open_pairs & ELEVENS & ~sung, self.bonus, self.trump_eleven)
 
     def _node(self, hands: list[int], cur: int, played: int, led: int, best_led: int, top: int, win: int,
               stake: int, diff: int, sung: int, won: list[int], left: int, alpha: int, beta: int) -> int:
@@ -151,14 +124,7 @@ class TeamEndgame:
             if alpha >= beta:
                 break
         if key is not None:
-            lo, hi = -10 * WIN, 10 * WIN
-            if best <= a0:
-                hi = best
-            elif best >= b0:
-                lo = best
-            else:
-                lo = hi = best
-            self.tt[key] = (lo, hi)
+            self._store(key, best, a0, b0)
         return best
 
     def _play(self, hands: list[int], cur: int, played: int, led: int, best_led: int, top: int, win: int,

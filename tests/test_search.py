@@ -14,7 +14,9 @@ from arena import GameState, VARIANTS, get_variant, play_game, shuffled_deck
 from arena.actions import CODE
 from arena.cards import NAMES
 from bots.random_bot import RandomBot
-from bots.search import WIN, SearchBot
+from bots.search import SearchBot
+
+from minimax import minimax
 from arena.cards import NO_CARD
 
 FAST = dict(worlds=4)
@@ -54,24 +56,7 @@ def test_deterministic_for_a_seed() -> None:
         assert other.result.forfeit is None
 
 
-def _brute(s: GameState, me: int) -> int:
-    """Plain minimax over the referee itself (declarations: a Tute, else a cante, when offered)."""
-    if s.is_over:
-        r = s.result_
-        win = WIN if r.ranks[me] == 0 else -WIN
-        return win if r.reason == "tute" else win + s.points[me] - s.points[1 - me]
-    legal = s.legal_actions()
-    decl = [a for a in legal if a.startswith("tute")] or [a for a in legal if a.startswith("sing")]
-    if decl:
-        t = s.copy()
-        t.apply(decl[0])
-        return _brute(t, me)
-    vals = []
-    for a in legal:
-        t = s.copy()
-        t.apply(a)
-        vals.append(_brute(t, me))
-    return max(vals) if s.current == me else min(vals)
+_brute = minimax  # the referee's minimax (tests/minimax.py), imported by the solvers' tests too
 
 
 def test_endgame_is_exact() -> None:

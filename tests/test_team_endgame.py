@@ -20,6 +20,7 @@ from bots.endgame import WIN
 from bots.oracle import OracleBot
 from bots.team_endgame import TeamEndgame
 
+from minimax import minimax
 from positions import position
 
 RULE_SETS = {
@@ -32,42 +33,6 @@ RULE_SETS = {
     "the 40 not first": {"forty_first": False},
     "a tie is a draw": {"tie": "draw"},
 }
-
-
-def _declare(legal: list[str], trump: int) -> str | None:
-    """The solver's model of a declaring seat: a Tute, else the cante in trumps, else the first cante."""
-    tute = [a for a in legal if a.startswith("tute")]
-    sings = [a for a in legal if a.startswith("sing")]
-    if tute:
-        return tute[0]
-    return next((a for a in sings if "oceb".index(a[-1]) == trump), sings[0] if sings else None)
-
-
-def _brute(s: GameState, me: int) -> int:
-    """Plain minimax over the referee: ``me``'s side's win (``WIN``), then its point margin."""
-    team = s.rules.team
-    if s.is_over:
-        r = s.result_
-        win = WIN if r.ranks[me] == 0 else -WIN
-        if r.reason == "tute":
-            return win
-        ours = sum(p for seat, p in enumerate(s.points) if team[seat] == team[me])
-        theirs = sum(p for seat, p in enumerate(s.points) if team[seat] != team[me])
-        if r.ranks[me] == min(r.ranks) and len(set(r.ranks)) == 1:
-            win = 0  # a shared place: the margin alone
-        return win + ours - theirs
-    legal = s.legal_actions()
-    decl = _declare(legal, s.trump)
-    if decl is not None or not any(a.startswith("play") for a in legal):
-        t = s.copy()
-        t.apply(decl or legal[0])
-        return _brute(t, me)
-    vals = []
-    for a in legal:
-        t = s.copy()
-        t.apply(a)
-        vals.append(_brute(t, me))
-    return max(vals) if team[s.current] == team[me] else min(vals)
 
 
 def _position(v, seed: int, cards: int, in_trick: int) -> GameState | None:
@@ -112,7 +77,7 @@ def test_the_solver_value_is_the_minimax_value(name: str) -> None:
             for a in st.legal_actions():
                 child = st.copy()
                 child.apply(a)
-                truth = _brute(child, me)
+                truth = minimax(child, me)
                 card = parse_card(a.split()[1])
                 fresh = TeamEndgame(v.rules, st.trump, me, nxt, 10**7)
                 assert fresh.solve(*args, -10 * WIN, 10 * WIN, card) == truth, (seed, me, a)
@@ -120,7 +85,7 @@ def test_the_solver_value_is_the_minimax_value(name: str) -> None:
                 assert (win >= 1) == (truth > 0) and (win <= -1) == (truth < 0), (seed, me, a)
                 checked += 1
             assert TeamEndgame(v.rules, st.trump, me, nxt, 10**7).solve(*args, -10 * WIN, 10 * WIN) \
-                == _brute(st.copy(), me), (seed, me)
+                == minimax(st.copy(), me), (seed, me)
     assert checked > 150
 
 
@@ -135,7 +100,7 @@ def test_a_four_card_position_and_the_node_count() -> None:
         me = st.current
         nxt = st.rules.next[st.dealer]
         solver = TeamEndgame(v.rules, st.trump, me, nxt, 10**7)
-        assert solver.solve(*_solver_args(st, me), -10 * WIN, 10 * WIN) == _brute(st.copy(), me), seed
+        assert solver.solve(*_solver_args(st, me), -10 * WIN, 10 * WIN) == minimax(st.copy(), me), seed
         assert solver.spent == solver.nodes > 0
         checked += 1
     assert checked >= 6
@@ -178,7 +143,7 @@ def test_the_partner_of_the_trick_winner_declares_first() -> None:
     args = _solver_args(st, 0)
     for me in (0, 1):
         solver = TeamEndgame(st.rules, st.trump, me, nxt, 10**6)
-        assert solver.solve(*_solver_args(st, me), -10 * WIN, 10 * WIN) == _brute(st.copy(), me)
+        assert solver.solve(*_solver_args(st, me), -10 * WIN, 10 * WIN) == minimax(st.copy(), me)
     value = TeamEndgame(st.rules, st.trump, 0, nxt, 10**6).solve(*args, -10 * WIN, 10 * WIN)
     # side 0 takes every trick: all the points in play (1c 11, 1b 11, 3b 10, 12o and 12e 4 each, 11o and
     # 11e 3 each), the last ten and one cante of 20 (not 40 + 20)
@@ -205,7 +170,7 @@ def test_search_plays_the_last_tricks_for_the_win() -> None:
         for a in st.legal_actions():
             child = st.copy()
             child.apply(a)
-            outcome[a] = _sign(_brute(child, me))
+            outcome[a] = _sign(minimax(child, me))
         chosen = []
         for solve in (3, 0):
             bot = OracleBot(worlds=1, solve_tricks=solve, epsilon=0.0)
@@ -217,3 +182,22 @@ def test_search_plays_the_last_tricks_for_the_win() -> None:
         checked += 1
     assert checked > 30
     assert worse_by_policy >= 9
+
+
+def test_a_partner_s_tute_wins_the_deal_for_the_side() -> None:
+    """Seat 0 takes the first trick with the ace of clubs; its partner, seat 2, keeps its four kings by
+    following with the 4 of clubs, and declares the Tute in the window. Side 0 is 200 points behind, so
+    only the Tute wins it the deal (five cards a hand: with four or fewer no hand still holds four kings
+    after a trick). With the Tute disabled the same cards lose."""
+    hands = ["1c 2b 3b 4b 5b", "2c 6b 7b 10b 11b", "12o 12c 12e 12b 4c", "5c 6c 7c 10c 11c"]
+
+    def value(st: GameState, me: int) -> int:
+        args = list(_solver_args(st, me))
+        args[4] = -200 if me % 2 == 0 else 200  # side 0's points minus side 1's, from me's side
+        solver = TeamEndgame(st.rules, st.trump, me, st.rules.next[st.dealer], 10**6)
+        return solver.solve(*args, -10 * WIN, 10 * WIN)
+
+    st = position("tute-4-pairs", hands, "o", leader=0)
+    assert [value(st, me) for me in range(4)] == [WIN, -WIN, WIN, -WIN]
+    off = position("tute-4-pairs", hands, "o", leader=0, tute_mode="disabled")
+    assert value(off, 0) < 0 < value(off, 1)
