@@ -321,7 +321,7 @@ class SearchBot:
             hands, pile = next(worlds)
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
-                if team is not None:
+                if team is not None and out.__class__ is Outcome:  # always, with no pile to stop at
                     exact = self._team_leaf(team, pos, hands, c, out, mw)
                     if exact is not None:
                         totals[i] += exact
@@ -369,7 +369,7 @@ class SearchBot:
             return None
         return TeamEndgame(r, view.trump, view.seat, r.next[view.dealer], self.leaf_nodes)
 
-    def _team_leaf(self, team: TeamEndgame, pos: Position, hands: list[int], c: int, out: Outcome | Frontier,
+    def _team_leaf(self, team: TeamEndgame, pos: Position, hands: list[int], c: int, out: Outcome,
                    mw: float) -> float | None:
         """A card's value in one world: the win of the rest played perfectly (a null window around a
         draw), the playout's margin as the tie-break; None over ``leaf_nodes`` (the playout's value)."""
