@@ -20,6 +20,12 @@ WIN = 1000  # value of a won deal, above any point margin
 _SLICE_POINTS: tuple[int, ...] = tuple(sum(POINTS[i] for i in range(10) if m >> i & 1) for m in range(1024))
 
 
+def win_score(value: int) -> float:
+    """A solver's value searched in a null window around a draw as a playout's win: 1 won, 0.5 drawn, 0
+    lost (the leaves of both solvers add the margin as the tie-break)."""
+    return 1.0 if value >= 1 else 0.0 if value <= -1 else 0.5
+
+
 def swing(cards: int, open_pairs: int, bonus: int, trump_eleven: int) -> int:
     """How far a point margin can still move either way: the points of ``cards`` (all still to play),
     the last trick's ``bonus``, 20 for each cante still open (``open_pairs``: the 11 of each pair held

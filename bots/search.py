@@ -102,7 +102,7 @@ from arena.state import GameState
 
 from . import bidding, inference, referee_playout
 from .budget import Work, cards_left
-from .endgame import WIN, Abort, Endgame
+from .endgame import WIN, Abort, Endgame, win_score
 from .greedy import declaration
 from .playout import Frontier, Outcome, Position, playout, supports
 from .team_endgame import TeamEndgame
@@ -314,6 +314,7 @@ class SearchBot:
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
         team = self._team_solver(view)
+        team_diff = team.side_margin(pos.points) if team is not None else 0
         # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
         cards = len(plays) * cards_left(view)
         nodes = 0
@@ -322,7 +323,7 @@ class SearchBot:
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
                 if team is not None and out.__class__ is Outcome:  # always, with no pile to stop at
-                    exact = self._team_leaf(team, pos, hands, c, out, mw)
+                    exact = self._team_leaf(team, pos, team_diff, hands, c, out, mw)
                     if exact is not None:
                         totals[i] += exact
                         continue
@@ -355,8 +356,7 @@ class SearchBot:
             self.leaf_aborts += 1
             solved[key] = None
             return None
-        win = 1.0 if val >= 1 else 0.0 if val <= -1 else 0.5
-        solved[key] = value = win + mw * diff / 130.0
+        solved[key] = value = win_score(val) + mw * diff / 130.0
         return value
 
     def _team_solver(self, view: PlayerView) -> TeamEndgame | None:
@@ -369,21 +369,19 @@ class SearchBot:
             return None
         return TeamEndgame(r, view.trump, view.seat, r.next[view.dealer], self.leaf_nodes)
 
-    def _team_leaf(self, team: TeamEndgame, pos: Position, hands: list[int], c: int, out: Outcome,
+    def _team_leaf(self, team: TeamEndgame, pos: Position, diff: int, hands: list[int], c: int, out: Outcome,
                    mw: float) -> float | None:
         """A card's value in one world: the win of the rest played perfectly (a null window around a
-        draw), the playout's margin as the tie-break; None over ``leaf_nodes`` (the playout's value)."""
+        draw; ``diff`` the side's margin so far), the playout's margin as the tie-break; None over
+        ``leaf_nodes`` (the playout's value)."""
         seat = pos.current
-        r = team.r
-        diff = sum(p if r.team[s] == team.mine else -p for s, p in enumerate(pos.points))
         try:
-            val = team.solve(list(hands), seat, pos.trick, pos.leader, diff, pos.sung, pos.won,
+            val = team.solve(hands, seat, pos.trick, pos.leader, diff, pos.sung, pos.won,
                              bin(hands[seat]).count("1"), -1, 1, c)
         except Abort:
             self.leaf_aborts += 1
             return None
-        win = 1.0 if val >= 1 else 0.0 if val <= -1 else 0.5
-        return win + mw * out.margin(r, seat) / 130.0
+        return win_score(val) + mw * out.margin(team.r, seat) / 130.0
 
     def _pimc_referee(self, view: PlayerView, plays: list[int], start: float) -> int:
         """PIMC with playouts on the referee (``bots/referee_playout.py``), for every other variant."""

@@ -266,8 +266,8 @@ def test_work_ends_decisions_the_same_on_any_clock(name: str) -> None:
 
 
 def test_work_counts_each_kind() -> None:
-    """A tute-2 decision with exact leaves counts deals, cards and solver nodes; a cabrero one referee
-    states and cards; ``spent_us`` is their cost."""
+    """A tute-2 decision with exact leaves and a tute-4-pairs one in its last tricks count deals, cards
+    and solver nodes; a cabrero one referee states and cards; ``spent_us`` is their cost."""
     seen: dict[str, list[int]] = {}
 
     class Keeping(SearchBot):
@@ -278,8 +278,11 @@ def test_work_counts_each_kind() -> None:
             seen[self.kind] = work.tally
             return work
 
-    # the first searched decision with 4 cards left in tute-2's pile (leaves), any in cabrero-6
-    for name, kind, stock in (("tute-2", "leaves", 4), ("cabrero-6", "referee", None)):
+    # the first searched decision with 4 cards left in tute-2's pile (leaves), any in cabrero-6, one in
+    # the last four tricks of tute-4-pairs (the team solver)
+    cases = (("tute-2", "leaves", lambda view: view.stock_left == 4), ("cabrero-6", "referee", lambda view: True),
+             ("tute-4-pairs", "team", lambda view: max(view.hand_sizes) <= 4))
+    for name, kind, wanted in cases:
         v = VARIANTS[name]
         bot = Keeping(worlds=8, max_ms=1e9)
         bot.kind = kind
@@ -288,12 +291,14 @@ def test_work_counts_each_kind() -> None:
             view = state.view(state.current)
             legal = view.legal
             if (len(legal) > 1 and all(a.startswith("play ") for a in legal)
-                    and (stock is None or view.stock_left == stock)):
+                    and wanted(view)):
                 bot.new_game({"seed": 3, "seat": state.current})
                 bot.choose(view)
             state.apply(GreedyBot().choose(view) if len(legal) > 1 else legal[0])
         assert kind in seen, name
     deals, cards, nodes, states, ref_cards = seen["leaves"]
+    assert deals == 8 and cards > 0 and nodes > 0 and states == ref_cards == 0
+    deals, cards, nodes, states, ref_cards = seen["team"]
     assert deals == 8 and cards > 0 and nodes > 0 and states == ref_cards == 0
     deals, cards, nodes, states, ref_cards = seen["referee"]
     assert states == 8 and ref_cards > 0 and deals == cards == nodes == 0
