@@ -104,7 +104,7 @@ from . import bidding, inference, referee_playout
 from .budget import Work, cards_left
 from .endgame import WIN, Abort, Endgame, win_score
 from .greedy import declaration
-from .playout import Frontier, Outcome, Position, playout, supports
+from .playout import Frontier, Outcome, Position, margin, playout, supports
 from .team_endgame import TeamEndgame
 
 _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
@@ -314,7 +314,7 @@ class SearchBot:
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
         team = self._team_solver(view)
-        team_diff = team.side_margin(pos.points) if team is not None else 0
+        team_diff = margin(view.side_points, rules.team[seat]) if team is not None else 0  # two sides
         # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
         cards = len(plays) * cards_left(view)
         nodes = 0

@@ -39,11 +39,6 @@ class TeamEndgame(Solver):
         self.nxt = tuple(nxt)
         self.seats = r.active
 
-    def side_margin(self, points: Sequence[int]) -> int:
-        """``me``'s side's points minus the other side's, from the points of every seat (``solve``'s
-        ``diff``)."""
-        return sum(p if self.team[s] == self.mine else -p for s, p in enumerate(points))
-
     def solve(self, hands: list[int], cur: int, trick: Sequence[int], leader: int, diff: int, sung: int,
               won: Sequence[int], left: int, alpha: int, beta: int, card: int = -1) -> int:
         """The value with ``cur`` to play to ``trick`` (the cards so far, led by ``leader``; empty: ``cur``
