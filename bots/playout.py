@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 
 from arena import PlayerView
 from arena import rules as R
-from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK
+from arena.cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, POINTS, STRENGTH, SUIT, SUIT_MASK
 from arena.result import pairwise
 from arena.rules import BEATS, ELEVENS, TRUMP_MASK, Rules
 
@@ -45,7 +45,7 @@ class Position:
     """The public state of a deal at one decision of a view: what all its worlds share."""
 
     __slots__ = ("trump", "face_up", "strict", "trick", "leader", "current", "led", "best_led", "top",
-                 "win_seat", "ntricks", "won", "points", "sung", "done_seven", "done_two", "next")
+                 "win_seat", "ntricks", "won", "points", "sung", "done_seven", "done_two", "next", "declarers")
 
     def __init__(self, view: PlayerView) -> None:
         self.trump = view.trump
@@ -54,7 +54,10 @@ class Position:
         self.trick = tuple(view.trick)
         self.leader = view.leader
         self.current = view.current
-        self.next = view.variant.rules.next[view.dealer]
+        r = view.variant.rules
+        self.next = r.next[view.dealer]
+        #: who declares after a trick, by the seat that won it: its partner first, then itself
+        self.declarers = tuple((m, s) if m >= 0 else (s,) for s, m in enumerate(r.partner))
         self.led = self.best_led = self.top = self.win_seat = -1
         if self.trick:
             self.led, self.best_led, self.top, self.win_seat = R.trick_state(
@@ -115,43 +118,43 @@ def margin(side_points: Sequence[int], side: int) -> int:
     return side_points[side] - max(p for t, p in enumerate(side_points) if t != side)
 
 
-def cheapest(mask: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bk = 1 << 30
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        k = key[c]
-        if k < bk:
-            best, bk = c, k
-    return best
+#: the ten ranks as masks over the four suits, in ``CHEAP``'s order within a suit (cheapest first): the
+#: cheapest card of a hand is the lowest card of the first of these it meets, trumps only if nothing else
+BY_CHEAP: tuple[int, ...] = tuple(
+    sum(BIT[s * 10 + k] for s in range(4)) for k in sorted(range(10), key=CHEAP[NO_SUIT].__getitem__))
+BY_DEAR: tuple[int, ...] = BY_CHEAP[::-1]
+#: the same, weakest first (``STRENGTH``, points aside)
+BY_WEAK: tuple[int, ...] = tuple(
+    sum(BIT[s * 10 + k] for s in range(4)) for k in sorted(range(10), key=STRENGTH.__getitem__))
 
 
-def dearest(mask: int, key: tuple[int, ...]) -> int:
-    best = -1
-    bk = -1
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        k = key[c]
-        if k > bk:
-            best, bk = c, k
-    return best
+def cheapest(mask: int, trump: int) -> int:
+    """The card of ``mask`` that ``CHEAP[trump]`` ranks lowest (the lowest suit's among equals)."""
+    m = mask & ~TRUMP_MASK[trump] or mask
+    for f in BY_CHEAP:
+        x = m & f
+        if x:
+            return (x & -x).bit_length() - 1
+    return -1
+
+
+def dearest(mask: int, trump: int) -> int:
+    """The card of ``mask`` that ``CHEAP[trump]`` ranks highest (the lowest suit's among equals)."""
+    m = mask & TRUMP_MASK[trump] or mask
+    for f in BY_DEAR:
+        x = m & f
+        if x:
+            return (x & -x).bit_length() - 1
+    return -1
 
 
 def weakest(mask: int) -> int:
-    """The weakest card of a mask (within a suit: the lowest strength)."""
-    best = -1
-    bk = 99
-    while mask:
-        low = mask & -mask
-        c = low.bit_length() - 1
-        mask ^= low
-        if STRENGTH[c] < bk:
-            best, bk = c, STRENGTH[c]
-    return best
+    """The weakest card of a mask (within a suit: the lowest strength; the lowest suit's among equals)."""
+    for f in BY_WEAK:
+        x = mask & f
+        if x:
+            return (x & -x).bit_length() - 1
+    return -1
 
 
 def uniform(mask: int, rand: Callable[[], float]) -> int:
@@ -173,7 +176,6 @@ def lead_card(mask: int, alive: int, trump: int, strict: bool, sung: int, ruffed
     else the cheapest card that is not half of an unsung cante. With ``MANY_SEATS`` or more (``many``) a
     master trump may be led too, and no master of a suit an opponent would trump (``ruffed``: its
     cards)."""
-    cheap = CHEAP[trump]
     if strict:
         tmask = TRUMP_MASK[trump]
         m = mask & ~ruffed if many else mask & ~tmask
@@ -193,8 +195,8 @@ def lead_card(mask: int, alive: int, trump: int, strict: bool, sung: int, ruffed
     if pairs:
         rest = mask & ~(pairs | pairs << 1)
         if rest:
-            return cheapest(rest, cheap)
-    return cheapest(mask, cheap)
+            return cheapest(rest, trump)
+    return cheapest(mask, trump)
 
 
 def ruffed_suits(hands: Sequence[int], seat: int, partner: int, trump: int) -> int:
@@ -216,12 +218,11 @@ def follow_card(mask: int, hand: int, trick: list[int], last: bool, partner_wins
     the dearest card that does not take it over; else win with the led suit when it is worth it (the
     weakest winner, the dearest when last to play), trump when strict or for 10 points or more,
     otherwise throw the cheapest card."""
-    cheap = CHEAP[trump]
     tmask = TRUMP_MASK[trump]
     if partner_wins:
         over = mask & BEATS[trump][best_trump if best_trump >= 0 else best_led]
         give = mask & ~over & ~tmask or mask & ~over or mask
-        return dearest(give, cheap) if give & ~tmask else cheapest(give, cheap)
+        return dearest(give, trump) if give & ~tmask else cheapest(give, trump)
     if best_trump >= 0:
         winners_led = 0
         winners_tr = mask & HIGHER[best_trump]
@@ -235,10 +236,10 @@ def follow_card(mask: int, hand: int, trick: list[int], last: bool, partner_wins
     pairs = hand & hand >> 1 & ELEVENS & ~sung
     halves = pairs | pairs << 1
     if winners_led and (last or stake or not strict or pairs):
-        return dearest(winners_led & ~halves or winners_led, cheap) if last else weakest(winners_led)
+        return dearest(winners_led & ~halves or winners_led, trump) if last else weakest(winners_led)
     if winners_tr and (strict or stake >= 10 or (pairs and face_up != NO_CARD)):
         return weakest(winners_tr & ~halves or winners_tr)
-    return cheapest(mask & ~halves or mask, cheap)
+    return cheapest(mask & ~halves or mask, trump)
 
 
 def overtakes(hand: int, top: int, led: int, trump: int) -> bool:
@@ -266,12 +267,17 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
     With ``trace``, every action is appended as (seat, referee action text, playable mask or 0).
     With ``stop_at_strict``, the playout stops where the pile runs out, declarations made, and returns
     that ``Frontier`` for an exact solver to finish.
+
+    The hot loop of ``search``: the policy's choice is spelled out in it rather than called (a call with
+    eighteen arguments a card), for the speed that buys worlds (``benchmarks/playouts.py``).
     """
     n = r.active
     nxt = p.next
     trump = p.trump
     face = p.face_up
     mode = r.mode(p.strict)
+    strict = mode == R.STRICT
+    free = R.FREE
     trick = list(p.trick)
     cur = p.current
     led, best_led, top, win = p.led, p.best_led, p.top, p.win_seat
@@ -284,29 +290,57 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
     total = r.total_tricks
     partner = r.partner
     playable = R.playable
+    many = n >= MANY_SEATS
     beats = BEATS[trump]  # trump never changes in the variants modelled (``supports``)
     exchanging = r.exchange_bits[trump] if face != NO_CARD else 0
     tute_on = r.tute_mode != "disabled"
+    cantes = r.cantes
+    scope_team = r.cantes_scope_team
+    declarers = p.declarers
     ended = False
     c = first
     while True:
         hand = hands[cur]
-        if trick and mode != R.FREE:
-            mask = playable(mode, hand, led, best_led, top, trump, win == partner[cur], r)
-        else:
-            mask = hand
-        if c < 0:
-            c = _choose(mask, hand, hands, trick, n, cur, win, partner, trump, mode == R.STRICT, led, best_led, top,
-                        sung, face, rand, eps, nxt)
-        if trace is not None:
-            trace.append((cur, "play " + NAMES[c], mask))
-        hands[cur] = hand ^ BIT[c]
+        if c < 0 or trace is not None:
+            mask = playable(mode, hand, led, best_led, top, trump, win == partner[cur], r) \
+                if trick and mode != free else hand
+            if c >= 0:  # the first card, given
+                pass
+            elif mask & (mask - 1) == 0:  # the policy: the only card,
+                c = mask.bit_length() - 1
+            elif rand() < eps:  # a uniform one with probability ``eps``,
+                c = uniform(mask, rand)
+            elif not trick:  # else the rule's lead
+                alive = ruffed = 0
+                if strict:
+                    for h in hands:
+                        alive |= h
+                    alive &= ~mask
+                    if many:
+                        ruffed = ruffed_suits(hands, cur, partner[cur], trump)
+                c = lead_card(mask, alive, trump, strict, sung, ruffed, many)
+            else:  # or follow, the partner's card safe when no seat still to play can take it
+                k = len(trick)
+                mate = partner[cur]
+                safe = mate >= 0 and mate == win
+                if safe and k < n - 1:
+                    later = []
+                    s = cur
+                    for _ in range(n - 1 - k):
+                        s = nxt[s]
+                        later.append(s)
+                    safe = partner_safe(hands, later, top, led, trump)
+                c = follow_card(mask, hand, trick, k == n - 1, safe, trump, strict, led, best_led,
+                                top if SUIT[top] == trump else -1, sung, face)
+            if trace is not None:
+                trace.append((cur, "play " + NAMES[c], mask))
+        bit = BIT[c]
+        hands[cur] = hand ^ bit
         if not trick:
             win = cur
             led = SUIT[c]
             best_led = top = c
         else:  # rules.trick_step, inlined on its tables (HIGHER, BEATS) for the loop's speed
-            bit = BIT[c]
             if bit & HIGHER[best_led]:
                 best_led = c
             if bit & beats[top]:
@@ -330,13 +364,11 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
             pos, face = R.draw(hands, pile, pos, face, win)
             if face == NO_CARD:
                 mode = r.mode(True)
+                strict = mode == R.STRICT
                 ended = stop_at_strict
         cur = win
-        stock_left = len(pile) - pos + (face != NO_CARD)
         sang = False
-        for seat in (partner[win], win):
-            if seat < 0:
-                continue
+        for seat in declarers[win]:
             if seat == win and face != NO_CARD and hands[seat] & exchanging:
                 face = _exchange(r, hands, seat, trump, face, done, trace)
             h = hands[seat]
@@ -344,8 +376,8 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
                 if trace is not None:
                     trace.append((seat, "tute %d" % R.tute_faces(h)[0], 0))
                 return Outcome(points, -1, seat)
-            if r.cantes and not (r.cantes_scope_team and sang) and h & h >> 1 & ELEVENS:
-                suits = R.cante_suits(r, h, sung, trump, stock_left)
+            if cantes and not (scope_team and sang) and h & h >> 1 & ELEVENS & ~sung:  # an open pair
+                suits = R.cante_suits(r, h, sung, trump, len(pile) - pos + (face != NO_CARD))
                 if suits:
                     suit = trump if trump in suits else suits[0]
                     sung |= BIT[suit * 10 + 8]
@@ -371,34 +403,3 @@ def _exchange(r: Rules, hands: list[int], seat: int, trump: int, face: int, done
         done[0 if card % 10 == 6 else 1] = True
         face = card
     return face
-
-
-def _choose(mask: int, hand: int, hands: list[int], trick: list[int], n: int, cur: int, win: int,
-            partner: tuple[int, ...], trump: int, strict: bool, led: int, best_led: int, top: int,
-            sung: int, face: int, rand: Callable[[], float], eps: float, nxt: Sequence[int]) -> int:
-    """The policy's card: the only one, a uniform one with probability ``eps``, else the rule's."""
-    if mask & (mask - 1) == 0:
-        return mask.bit_length() - 1
-    if rand() < eps:
-        return uniform(mask, rand)
-    if not trick:
-        alive = ruffed = 0
-        if strict:
-            for h in hands:
-                alive |= h
-            alive &= ~mask
-            if n >= MANY_SEATS:
-                ruffed = ruffed_suits(hands, cur, partner[cur], trump)
-        return lead_card(mask, alive, trump, strict, sung, ruffed, n >= MANY_SEATS)
-    p = partner[cur]
-    best_trump = top if SUIT[top] == trump else -1
-    safe = p >= 0 and p == win
-    if safe and len(trick) < n - 1:
-        later = []
-        s = cur
-        for _ in range(n - 1 - len(trick)):
-            s = nxt[s]
-            later.append(s)
-        safe = partner_safe(hands, later, top, led, trump)
-    return follow_card(mask, hand, trick, len(trick) == n - 1, safe, trump, strict, led, best_led,
-                       best_trump, sung, face)

@@ -30,7 +30,7 @@ from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
-from .playout import (CHEAP, MANY_SEATS, cheapest, dearest, follow_card, lead_card, margin, partner_safe,
+from .playout import (MANY_SEATS, cheapest, dearest, follow_card, lead_card, margin, partner_safe,
                       ruffed_suits, uniform, weakest)
 
 _CODE = A.CODE
@@ -107,14 +107,13 @@ def duck_card(st: GameState, mask: int) -> int:
     """For a seat that has its trick and wants no more (cabrón, where over 100 points loses; search's
     ducking plan in cabrero): stay out of tricks. Lead the weakest card that is not half of a pair;
     follow with the dearest card that does not win, else the cheapest winner."""
-    key = CHEAP[st.trump]
     if not st.trick:
         return weakest(mask & ~_pair_halves(mask) or mask)
     winners = mask & BEATS[st.trump][st.top]
     losers = mask & ~winners
     if losers:
-        return dearest(losers, key)
-    return cheapest(winners, key)
+        return dearest(losers, st.trump)
+    return cheapest(winners, st.trump)
 
 
 def _pair_halves(hand: int) -> int:

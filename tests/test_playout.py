@@ -12,8 +12,8 @@ import random
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from arena import GameState, shuffled_deck
-from arena.cards import NAMES
-from bots.playout import Outcome, Position, playout, supports
+from arena.cards import NAMES, STRENGTH
+from bots.playout import CHEAP, Outcome, Position, cheapest, dearest, playout, supports, weakest
 
 from rulesets import RULESETS
 
@@ -112,3 +112,15 @@ def test_tute_and_exchanges_happen() -> None:
         replay_trace(state.copy(), trace, out)
         seen.update(a.split()[0] for _, a, _ in trace)
     assert {"play", "sing", "exchange"} <= seen
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(mask=st.integers(1, (1 << 40) - 1), trump=st.integers(0, 4))
+def test_card_orders_follow_their_keys(mask: int, trump: int) -> None:
+    """``cheapest``/``dearest``/``weakest`` read rank tables for speed; the definition is the sort key
+    (``CHEAP[trump]``, ``STRENGTH``), ties to the lowest card: the tables must pick what the key picks."""
+    cards = [c for c in range(40) if mask >> c & 1]
+    key = CHEAP[trump]
+    assert cheapest(mask, trump) == min(cards, key=lambda c: (key[c], c))
+    assert dearest(mask, trump) == min(cards, key=lambda c: (-key[c], c))
+    assert weakest(mask) == min(cards, key=lambda c: (STRENGTH[c], c))
