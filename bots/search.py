@@ -174,6 +174,10 @@ class SearchBot:
         self.search_max = 0.0
         self.capped = 0
         self.worked_out = 0
+        #: when a benchmark sets a list here (``benchmarks/world_noise.py``), every world of a bitmask PIMC
+        #: decision appends its value of each legal card: how a decision's worlds disagree is the noise
+        #: that more worlds would average out
+        self.world_values: list[list[float]] | None = None
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
@@ -318,22 +322,27 @@ class SearchBot:
         # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
         cards = len(plays) * cards_left(view)
         nodes = 0
+        kept = self.world_values
         for k in range(1, self.worlds + 1):
             hands, pile = next(worlds)
+            row: list[float] | None = [] if kept is not None else None
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
+                value = None
                 if team is not None and out.__class__ is Outcome:  # always, with no pile to stop at
-                    exact = self._team_leaf(team, pos, team_diff, hands, c, out, mw)
-                    if exact is not None:
-                        totals[i] += exact
-                        continue
-                if out.__class__ is Frontier:
-                    leaf = self._leaf(solver, out, mw, solved)
-                    if leaf is None:  # over its node budget: the policy's playout, as without leaves
-                        leaf = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
-                    totals[i] += leaf
-                else:
-                    totals[i] += out.value(rules, seat, mw)
+                    value = self._team_leaf(team, pos, team_diff, hands, c, out, mw)
+                if value is None:
+                    if out.__class__ is Frontier:
+                        value = self._leaf(solver, out, mw, solved)
+                        if value is None:  # over its node budget: the policy's playout, as without leaves
+                            value = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+                    else:
+                        value = out.value(rules, seat, mw)
+                totals[i] += value
+                if row is not None:
+                    row.append(value)
+            if kept is not None and row is not None:
+                kept.append(row)
             spent = solver.spent + (team.spent if team is not None else 0)
             budget.add(deals=1, cards=cards, nodes=spent - nodes)
             nodes = spent

@@ -97,3 +97,36 @@ def test_beats_random_in_a_small_duplicate_match() -> None:
             r = play_game(v, deck, d % 2, players, seed=d).result
             score += r.ranks[side] == 0
     assert score / (2 * deals) > 0.5
+
+
+class _Kept(SearchBot):
+    """``search`` keeping, per PIMC decision, its legal cards, the values each world gave them, and its card."""
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)  # type: ignore[arg-type]
+        self.decisions: list[tuple[list[int], list[list[float]], int]] = []
+
+    def _pimc(self, view, plays, start):  # type: ignore[no-untyped-def]
+        self.world_values = []
+        card = super()._pimc(view, plays, start)
+        self.decisions.append((plays, self.world_values, card))
+        self.world_values = None
+        return card
+
+
+@pytest.mark.parametrize("name", ["tute-2", "tute-4-pairs"])
+def test_world_values_are_what_the_decision_weighed(name: str) -> None:
+    """``world_values`` (for ``benchmarks/world_noise.py``) holds each world's value of each card, the
+    exact leaves' and the pairs' last tricks' included: summed, they choose the card the bot played, and
+    keeping them changes no action."""
+    v = VARIANTS[name]
+    deck = shuffled_deck(v, 21)
+    kept = [_Kept(seed=2, worlds=12, max_ms=1e9) for _ in range(v.players)]
+    plain = [SearchBot(seed=2, worlds=12, max_ms=1e9) for _ in range(v.players)]
+    assert play_game(v, deck, 0, kept, seed=4).actions == play_game(v, deck, 0, plain, seed=4).actions
+    decisions = [d for bot in kept for d in bot.decisions]
+    assert len(decisions) > 10
+    for plays, rows, card in decisions:
+        assert 1 <= len(rows) <= 12 and all(len(r) == len(plays) for r in rows)
+        sums = [sum(r[i] for r in rows) for i in range(len(plays))]
+        assert card == plays[max(range(len(plays)), key=sums.__getitem__)]
