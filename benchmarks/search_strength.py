@@ -198,7 +198,7 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
 def run(variant: str, a: argparse.Namespace, params: dict[str, Any],
         opponent_params: dict[str, Any]) -> dict[str, Any]:
     jobs = [(variant, a.opponent, a.seed, d, params, a.oracle, opponent_params, a.baseline,
-             _params(a.baseline_param)) for d in range(a.deals)]
+             key_values(a.baseline_param)) for d in range(a.deals)]
     started = time.perf_counter()
     results: list[dict[str, Any]] = []
     with mp.Pool(a.workers) as pool:
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
                     help="the opponent's parameter, e.g. --opponent-param worlds=256 to match CPU budgets")
     ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
-    params, opponent_params = _params(a.param), _params(a.opponent_param)
+    params, opponent_params = key_values(a.param), key_values(a.opponent_param)
     for option, spec in (("--opponent", a.opponent), ("--baseline", a.baseline)):
         if spec and spec.startswith("git:"):
             try:
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"params {opponent_params or 'default'}", flush=True)
 
 
-def _params(pairs: list[str]) -> dict[str, Any]:
+def key_values(pairs: list[str]) -> dict[str, Any]:
     """KEY=VALUE options as keyword arguments (a JSON value, else the string)."""
     out: dict[str, Any] = {}
     for p in pairs:

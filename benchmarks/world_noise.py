@@ -37,7 +37,7 @@ from arena import VARIANTS, PlayerView, derive_seed, get_variant, play_game, shu
 from bots.playout import supports  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
-from search_strength import _params  # noqa: E402  (KEY=VALUE parameters, as that benchmark reads them)
+from search_strength import key_values  # noqa: E402  (KEY=VALUE parameters, read as that benchmark reads them)
 
 #: one decision: tricks played before it, and per world the value of each legal card
 Sample = tuple[int, list[list[float]]]
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     counts = sorted({int(x) for x in a.counts.split(",")})
     if not counts or counts[0] < 1 or 2 * counts[-1] > a.reference:
         ap.error("--counts: each from 1 to half of --reference")
-    params = _params(a.param)
+    params = key_values(a.param)
     jobs = [(a.variant, a.seed, g, a.reference, params) for g in range(a.games)]
     start = time.perf_counter()
     with Pool(a.workers) as pool:

@@ -325,24 +325,24 @@ class SearchBot:
         kept = self.world_values
         for k in range(1, self.worlds + 1):
             hands, pile = next(worlds)
-            row: list[float] | None = [] if kept is not None else None
+            row: list[float] | None = None
+            if kept is not None:
+                row = []
+                kept.append(row)
             for i, c in enumerate(plays):
                 out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
-                value = None
-                if team is not None and out.__class__ is Outcome:  # always, with no pile to stop at
-                    value = self._team_leaf(team, pos, team_diff, hands, c, out, mw)
-                if value is None:
-                    if out.__class__ is Frontier:
-                        value = self._leaf(solver, out, mw, solved)
-                        if value is None:  # over its node budget: the policy's playout, as without leaves
-                            value = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
-                    else:
-                        value = out.value(rules, seat, mw)
+                # always an Outcome in the pairs (no pile to stop at); None over the solvers' node budgets
+                value = self._team_leaf(team, pos, team_diff, hands, c, out, mw) \
+                    if team is not None and out.__class__ is Outcome else None
+                if value is None and out.__class__ is Frontier:
+                    value = self._leaf(solver, out, mw, solved)
+                    if value is None:  # over its node budget: the policy's playout, as without leaves
+                        value = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
+                elif value is None:
+                    value = out.value(rules, seat, mw)
                 totals[i] += value
                 if row is not None:
                     row.append(value)
-            if kept is not None and row is not None:
-                kept.append(row)
             spent = solver.spent + (team.spent if team is not None else 0)
             budget.add(deals=1, cards=cards, nodes=spent - nodes)
             nodes = spent
