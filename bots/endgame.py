@@ -17,7 +17,7 @@ from arena.rules import BEATS, ELEVENS, KINGS, KNIGHTS, Rules
 WIN = 1000  # value of a won deal, above any point margin
 
 #: points of the cards of one suit's 10-bit slice of a mask (the rank layout is the same in every suit)
-_SLICE_POINTS: tuple[int, ...] = tuple(sum(POINTS[i] for i in range(10) if m >> i & 1) for m in range(1024))
+SLICE_POINTS: tuple[int, ...] = tuple(sum(POINTS[i] for i in range(10) if m >> i & 1) for m in range(1024))
 
 
 def win_score(value: int) -> float:
@@ -31,7 +31,7 @@ def swing(cards: int, open_pairs: int, bonus: int, trump_eleven: int) -> int:
     the last trick's ``bonus``, 20 for each cante still open (``open_pairs``: the 11 of each pair held
     in one hand and not sung; a pair split between hands can never be sung) and 20 more for the trumps'
     (``trump_eleven``: its bit). A Tute is the caller's to rule out: it ends the deal whatever the margin."""
-    t = _SLICE_POINTS
+    t = SLICE_POINTS
     out = t[cards & 1023] + t[cards >> 10 & 1023] + t[cards >> 20 & 1023] + t[cards >> 30 & 1023] + bonus
     if open_pairs:
         out += 20 * bin(open_pairs).count("1") + (20 if open_pairs & trump_eleven else 0)

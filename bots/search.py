@@ -34,6 +34,10 @@ How it decides, in order:
    information from there, is solved for the win by the endgame's alpha-beta instead of played out by
    the policy: the policy's strict-phase play is what a searching opponent punishes, and the last
    pile tricks decide which hands enter it.
+   Further back (more cards left in the pile) there are too many distinct endgames to solve, and the
+   playouts still stop where the pile runs out: the endgame is estimated (``bots/strict_estimate.py``,
+   a model of the exact solutions, fitted to tute-2's), which judges it better than the policy's play
+   and costs a fifth of it, so the same time buys a third more worlds (``estimate``).
 6. **Exact last tricks for the pairs** (``solve_tricks``: two sides of more seats, no pile, every hand
    at most 4 cards): in each world each card is judged by the win of the rest played perfectly
    (``bots/team_endgame.py``, the side's seats maximising together), the playout's margin as the
@@ -84,6 +88,10 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     leaf_nodes (2000): alpha-beta node budget of one leaf, which bounds the time of a world (tute-2's
         leaves take about 120 nodes, 1,164 at the 99th percentile; habanero's 8-card ones 827, 4,640
         at the 99th percentile); over it, that card is played out by the policy as without leaves.
+    estimate (True): in the two-player pile decisions before the exact leaves, stop the playouts where
+        the pile runs out and estimate the endgame (step 5) instead of playing it out by the policy.
+        Those decisions sample a third more worlds than ``worlds`` (256 for 192): each costs about a
+        quarter less than a world played to the end, so they take the time they took before.
     solve_tricks (4): step 6 in the decisions where no hand holds more than this many cards (0:
         never); tute-4-pairs against greedy +0.0125 [+0.0001, +0.0249] over 400 paired deals, at 61 ms
         a move against 54 (docs/search.md). A 5-card solve costs about a millisecond a card and world.
@@ -100,7 +108,7 @@ from arena import actions as A
 from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH
 from arena.state import GameState
 
-from . import bidding, inference, referee_playout
+from . import bidding, inference, referee_playout, strict_estimate
 from .budget import Work, cards_left
 from .endgame import WIN, Abort, Endgame, win_score
 from .greedy import declaration
@@ -122,6 +130,11 @@ RESAMPLED = 16
 #: head; habanero's 8-card ones cost six times the nodes, ran decisions into the time budget and lost
 #: -0.030 [-0.062, +0.002] against ``greedy`` (docs/search.md)
 LEAF_HAND = 6
+#: an estimated endgame's work, in playout cards (``bots/budget.py``): 3.2 us, a card's cost rounded up
+ESTIMATE_CARDS = 2
+#: the worlds of a decision whose endgames are estimated, per world of ``worlds``: each costs about a
+#: quarter less than one played to the end, so 192 worlds' time buys 256 (tute-2, docs/search.md)
+ESTIMATED_WORLDS = 4 / 3
 
 
 def plays_by(v: Any) -> str:
@@ -140,7 +153,8 @@ class SearchBot:
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
-                 leaf_nodes: int = 2_000, work_ms: float = 400.0, solve_tricks: int = 4) -> None:
+                 leaf_nodes: int = 2_000, work_ms: float = 400.0, solve_tricks: int = 4,
+                 estimate: bool = True) -> None:
         self.seed = seed
         self.worlds = int(worlds)
         self.work_ms = float(work_ms)
@@ -157,6 +171,7 @@ class SearchBot:
         self.solve_pile = int(solve_pile)
         self.leaf_nodes = int(leaf_nodes)
         self.solve_tricks = int(solve_tricks)
+        self.estimate = bool(estimate)
         self.leaf_aborts = 0
         #: seconds, monotonic; a test sets a fake one (not a parameter: a tournament's config could not
         #: give a clock, only break one)
@@ -313,28 +328,37 @@ class SearchBot:
         mw = self.margin_weight
         totals = [0.0] * len(plays)
         worlds = self.worlds_for(view)
-        stop = 0 < view.stock_left <= self.solve_pile and view.variant.hand_size <= LEAF_HAND \
-            and self._solvable(view)
+        kind = self._leaf_kind(view)
+        stop = kind == "solve"
+        estimating = kind == "estimate"
+        trump = view.trump
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
         team = self._team_solver(view)
         team_diff = margin(view.side_points, rules.team[seat]) if team is not None else 0  # two sides
-        # a world's work: its deal, every card played out to the end of the deal at most, the leaves' nodes
-        cards = len(plays) * cards_left(view)
+        # a world's work: its deal, every card played out to the end of the deal at most (or to the pile's
+        # end, and an estimate), the leaves' nodes
+        cards = len(plays) * (cards_left(view) - 2 * view.variant.hand_size + ESTIMATE_CARDS
+                              if estimating else cards_left(view))
         nodes = 0
         kept = self.world_values
-        for k in range(1, self.worlds + 1):
+        most = round(self.worlds * ESTIMATED_WORLDS) if estimating else self.worlds
+        for k in range(1, most + 1):
             hands, pile = next(worlds)
             row: list[float] | None = None
             if kept is not None:
                 row = []
                 kept.append(row)
             for i, c in enumerate(plays):
-                out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop)
+                out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop or estimating)
                 # always an Outcome in the pairs (no pile to stop at); None over the solvers' node budgets
                 value = self._team_leaf(team, pos, team_diff, hands, c, out, mw) \
                     if team is not None and out.__class__ is Outcome else None
-                if value is None and out.__class__ is Frontier:
+                if estimating and out.__class__ is Frontier:
+                    h, pts = out.hands, out.points
+                    value = strict_estimate.estimate(h[seat], h[1 - seat], trump, pts[seat] - pts[1 - seat],
+                                                     out.leader == seat, out.sung, mw)
+                elif value is None and out.__class__ is Frontier:
                     value = self._leaf(solver, out, mw, solved)
                     if value is None:  # over its node budget: the policy's playout, as without leaves
                         value = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
@@ -346,9 +370,19 @@ class SearchBot:
             spent = solver.spent + (team.spent if team is not None else 0)
             budget.add(deals=1, cards=cards, nodes=spent - nodes)
             nodes = spent
-            if k < self.worlds and self._stop(budget):
+            if k < most and self._stop(budget):
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
+
+    def _leaf_kind(self, view: PlayerView) -> str:
+        """How a bitmask PIMC decision ends its playouts: ``solve`` where the pile runs out (the exact
+        leaves of its last ``solve_pile`` cards), ``estimate`` there (further back, ``strict_estimate``),
+        or ``""``, played out to the end of the deal (no pile, more than two players, large hands)."""
+        if not (0 < view.stock_left and view.variant.hand_size <= LEAF_HAND and self._solvable(view)):
+            return ""
+        if view.stock_left <= self.solve_pile:
+            return "solve"
+        return "estimate" if self.estimate else ""
 
     def _leaf(self, solver: Endgame, f: Frontier, mw: float,
               solved: dict[tuple[int, ...], float | None]) -> float | None:

@@ -10,6 +10,7 @@ and the win the solver reads from it (a plain minimax over the referee itself, o
 from __future__ import annotations
 
 import random
+from typing import Iterator
 
 import pytest
 
@@ -61,18 +62,23 @@ def frontier_of(state: GameState, seed: int) -> tuple[Frontier, GameState] | Non
     return out, ref
 
 
-@pytest.mark.parametrize("v", [get_variant("tute-2"), SMALL, get_variant("habanero")],
-                         ids=["tute-2", "tute-2 hand_size=4", "habanero"])
-def test_the_frontier_is_the_referees_position_where_the_pile_ran_out(v) -> None:
-    seen = 0
-    for seed in range(150):
+def frontiers(v, seeds: range) -> Iterator[tuple[GameState, Frontier, GameState]]:
+    """For each seed whose random game reaches a pile turn and whose playout from it reaches the pile's
+    end: the turn, the playout's frontier and the referee replayed to it."""
+    for seed in seeds:
         state = pile_turn(v, seed)
         if state is None:
             continue
         got = frontier_of(state, seed)
-        if got is None:
-            continue
-        f, ref = got
+        if got is not None:
+            yield state, got[0], got[1]
+
+
+@pytest.mark.parametrize("v", [get_variant("tute-2"), SMALL, get_variant("habanero")],
+                         ids=["tute-2", "tute-2 hand_size=4", "habanero"])
+def test_the_frontier_is_the_referees_position_where_the_pile_ran_out(v) -> None:
+    seen = 0
+    for state, f, ref in frontiers(v, range(150)):
         # the referee, after the same actions, is where the pile just ran out, nothing owed but a lead
         assert ref.face_up == NO_CARD and ref.stock_left == 0 and not ref.trick
         # every declaration due was made before the stop: the solver sings only after its own tricks
