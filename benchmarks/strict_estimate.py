@@ -28,6 +28,8 @@ from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# its sibling benchmarks, also when a test loads it; after the root, whose ``bots`` package is not bots.py
+sys.path.append(str(Path(__file__).resolve().parent))
 
 from arena import PlayerView, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.actions import CODE  # noqa: E402
@@ -36,6 +38,8 @@ from bots.endgame import WIN, Endgame  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.playout import Frontier, Position, playout  # noqa: E402
 from bots.strict_estimate import MARGIN_COEF, WIN_COEF, estimate, features  # noqa: E402
+
+from work_cost import solve  # noqa: E402  (Gaussian elimination, as work_cost fits its costs)
 
 VARIANT = "tute-2"
 PILE = 6  # ``search``'s ``solve_pile``: decisions with more cards left than this are estimated
@@ -94,23 +98,6 @@ def frontiers(args: tuple[int, int]) -> list[Row]:
                     out.append((x, won, margin / 130, o.value(r, me, 0.0), o.margin(r, me) / 130,
                                 (mine, other, view.trump, diff, leading, f.sung)))
     return out
-
-
-def solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """``a x = b`` by Gaussian elimination with partial pivoting (a dozen unknowns)."""
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for i in range(n):
-        p = max(range(i, n), key=lambda k: abs(m[k][i]))
-        m[i], m[p] = m[p], m[i]
-        for k in range(i + 1, n):
-            f = m[k][i] / m[i][i]
-            for j in range(i, n + 1):
-                m[k][j] -= f * m[i][j]
-    x = [0.0] * n
-    for i in range(n - 1, -1, -1):
-        x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
-    return x
 
 
 def weighted_normal(xs: list[list[float]], w: list[float], y: list[float], ridge: float) -> list[float]:

@@ -66,7 +66,7 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
         piv = max(range(col, n), key=lambda r: abs(m[r][col]))
         m[col], m[piv] = m[piv], m[col]
         if abs(m[col][col]) < 1e-12:
-            raise ValueError("the work kinds do not vary enough to fit: play more deals or variants")
+            raise ValueError("the data do not vary enough to fit every unknown: more deals, games or variants")
         for r in range(n):
             if r != col:
                 f = m[r][col] / m[col][col]
