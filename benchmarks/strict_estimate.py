@@ -37,27 +37,29 @@ from arena.actions import CODE  # noqa: E402
 from bots.endgame import WIN, Endgame  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.playout import Frontier, Position, playout  # noqa: E402
+from bots.search import SearchBot  # noqa: E402
 from bots.strict_estimate import MARGIN_COEF, WIN_COEF, estimate, features  # noqa: E402
 
 from work_cost import solve  # noqa: E402  (Gaussian elimination, as work_cost fits its costs)
 
 VARIANT = "tute-2"
-PILE = 6  # ``search``'s ``solve_pile``: decisions with more cards left than this are estimated
-MW = 0.25  # ``search``'s ``margin_weight``
+#: ``search`` at its defaults: which decisions it estimates (``leaf_kind``) and its ``margin_weight``
+SEARCH = SearchBot()
+MW = SEARCH.margin_weight
 #: one frontier: features, exact win (1, 0.5, 0), exact final margin, the policy playout's win and margin,
 #: and the frontier itself (mine, other, trump, diff, leading, sung) to time the estimate on
 Row = tuple[list[float], float, float, float, float, tuple[int, int, int, int, bool, int]]
 
 
 class Recorder(GreedyBot):
-    """`greedy`, keeping the views of its pile decisions further back than the exact leaves."""
+    """`greedy`, keeping the views of the decisions ``search`` would estimate."""
 
     def __init__(self) -> None:
         super().__init__()
         self.views: list[PlayerView] = []
 
     def choose(self, view: PlayerView) -> str:
-        if view.stock_left > PILE and any(a.startswith("play") for a in view.legal):
+        if any(a.startswith("play") for a in view.legal) and SEARCH.leaf_kind(view) == "estimate":
             self.views.append(view)
         return super().choose(view)
 

@@ -328,12 +328,12 @@ class SearchBot:
         mw = self.margin_weight
         totals = [0.0] * len(plays)
         worlds = self.worlds_for(view)
-        kind = self._leaf_kind(view)
+        kind = self.leaf_kind(view)
         stop = kind == "solve"
         estimating = kind == "estimate"
         trump = view.trump
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
-        solver = Endgame(rules, view.trump, seat, self.leaf_nodes)  # and so do their positions
+        solver = Endgame(rules, trump, seat, self.leaf_nodes)  # and so do their positions
         team = self._team_solver(view)
         team_diff = margin(view.side_points, rules.team[seat]) if team is not None else 0  # two sides
         # a world's work: its deal, every card played out to the end of the deal at most (or to the pile's
@@ -374,7 +374,7 @@ class SearchBot:
                 break
         return plays[max(range(len(plays)), key=totals.__getitem__)]
 
-    def _leaf_kind(self, view: PlayerView) -> str:
+    def leaf_kind(self, view: PlayerView) -> str:
         """How a bitmask PIMC decision ends its playouts: ``solve`` where the pile runs out (the exact
         leaves of its last ``solve_pile`` cards), ``estimate`` there (further back, ``strict_estimate``),
         or ``""``, played out to the end of the deal (no pile, more than two players, large hands)."""

@@ -28,7 +28,7 @@ import math
 from typing import Sequence
 
 from arena.cards import STRENGTH
-from arena.rules import ELEVENS
+from arena.rules import ELEVENS, cante_points
 
 from .endgame import SLICE_POINTS
 
@@ -50,10 +50,11 @@ def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: 
     ``diff`` its points so far minus the other's, ``sung`` the cantes made (their 11s' bits)."""
     t = SLICE_POINTS
     s = _BY_STRENGTH
-    points = 0
-    masters = master_trumps = 0
-    ruffs = 0
-    has_trump = (mine >> 10 * trump & 1023 != 0, other >> 10 * trump & 1023 != 0)
+    th = mine >> 10 * trump & 1023
+    to = other >> 10 * trump & 1023
+    open_mine = mine & mine >> 1 & ELEVENS & ~sung  # the 11 of each pair still to sing
+    open_other = other & other >> 1 & ELEVENS & ~sung
+    points = masters = master_trumps = ruffs = cantes = 0
     for suit in range(4):
         h = mine >> 10 * suit & 1023
         o = other >> 10 * suit & 1023
@@ -64,17 +65,16 @@ def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: 
         if suit == trump:
             master_trumps = m
         else:
-            if not h and has_trump[0]:
+            if not h and th:
                 ruffs += t[o]
-            if not o and has_trump[1]:
+            if not o and to:
                 ruffs -= t[h]
-    th = mine >> 10 * trump & 1023
-    to = other >> 10 * trump & 1023
+        eleven = 1 << (suit * 10 + 8)
+        if open_mine & eleven:
+            cantes += cante_points(suit, trump)
+        elif open_other & eleven:
+            cantes -= cante_points(suit, trump)
     trumps = th.bit_count() - to.bit_count()
-    mp = mine & mine >> 1 & ELEVENS & ~sung
-    op = other & other >> 1 & ELEVENS & ~sung
-    eleven = 1 << (trump * 10 + 8)
-    cantes = 20 * (mp.bit_count() - op.bit_count()) + (20 if mp & eleven else 0) - (20 if op & eleven else 0)
     return [1.0, diff / 130, points / 130, float(trumps), (t[th] - t[to]) / 130, float(masters),
             float(master_trumps), 1.0 if leading else -1.0, cantes / 130, ruffs / 130,
             float(trumps * abs(trumps)), float((trumps > 0) - (trumps < 0))]

@@ -15,7 +15,7 @@ import pytest
 
 from arena import VARIANTS, get_variant, play_game, shuffled_deck
 from arena.cards import HIGHER, POINTS, SUIT, SUIT_MASK
-from arena.rules import ELEVENS, TRUMP_MASK
+from arena.rules import ELEVENS, TRUMP_MASK, cante_points
 from bots import strict_estimate
 from bots.endgame import WIN, Endgame
 from bots.greedy import GreedyBot
@@ -41,7 +41,7 @@ def plain_features(mine: int, other: int, trump: int, diff: int, leading: bool, 
 
     def cantes(hand: int) -> int:
         pairs = hand & hand >> 1 & ELEVENS & ~sung
-        return sum(40 if SUIT[c] == trump else 20 for c in cards(pairs))
+        return sum(cante_points(SUIT[c], trump) for c in cards(pairs))
 
     def ruffs(hand: int, against: int) -> int:  # points of ``against`` in the side suits ``hand`` lacks
         if not hand & TRUMP_MASK[trump]:
@@ -112,7 +112,7 @@ def test_the_estimate_tells_the_winner_of_solved_frontiers() -> None:
     assert err / total < min(0.25, err_margin_only / total)
 
 
-def test_search_estimates_only_the_two_player_pile_decisions_before_the_exact_leaves() -> None:
+def test_search_estimates_only_the_two_player_pile_decisions_before_the_exact_leaves(monkeypatch) -> None:
     """In a tute-2 game the estimate is called at the pile decisions with more than ``solve_pile``
     cards left, never once the leaves or the exact endgame take over, and never with ``estimate`` off."""
     calls: list[int] = []
@@ -121,26 +121,19 @@ def test_search_estimates_only_the_two_player_pile_decisions_before_the_exact_le
 
     class Probe(SearchBot):
         def _pimc(self, view, plays, start):  # type: ignore[no-untyped-def]
-            kinds.append((view.stock_left, self._leaf_kind(view)))
+            kinds.append((view.stock_left, self.leaf_kind(view)))
             before = len(calls)
             card = super()._pimc(view, plays, start)
-            assert (len(calls) > before) == (self._leaf_kind(view) == "estimate")
+            assert (len(calls) > before) == (self.leaf_kind(view) == "estimate")
             return card
 
-    def counted(*a, **k):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        return real(*a, **k)
-
-    strict_estimate.estimate = counted  # type: ignore[assignment]
-    try:
-        play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=3), GreedyBot()], seed=4)
-        assert calls and {k for _, k in kinds} == {"estimate", "solve"}
-        assert all((k == "estimate") == (left > 6) for left, k in kinds)
-        calls.clear()
-        play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=4, estimate=False), GreedyBot()], seed=4)
-        assert not calls
-    finally:
-        strict_estimate.estimate = real  # type: ignore[assignment]
+    monkeypatch.setattr(strict_estimate, "estimate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=3), GreedyBot()], seed=4)
+    assert calls and {k for _, k in kinds} == {"estimate", "solve"}
+    assert all((k == "estimate") == (left > 6) for left, k in kinds)
+    calls.clear()
+    play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=4, estimate=False), GreedyBot()], seed=4)
+    assert not calls
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
@@ -154,7 +147,7 @@ def test_which_presets_estimate(name: str) -> None:
         from arena import GameState
         state = GameState.new(v, shuffled_deck(v, 3), 0)
     view = state.view(state.current)
-    kind = bot._leaf_kind(view)
+    kind = bot.leaf_kind(view)
     small_pile = v.players == 2 and v.hand_size <= 6 and view.stock_left > 0
     assert (kind != "") == small_pile, (name, kind)
     if small_pile:
