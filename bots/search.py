@@ -130,7 +130,7 @@ RESAMPLED = 16
 #: head; habanero's 8-card ones cost six times the nodes, ran decisions into the time budget and lost
 #: -0.030 [-0.062, +0.002] against ``greedy`` (docs/search.md)
 LEAF_HAND = 6
-#: an estimated endgame's work, in playout cards (``bots/budget.py``): 3.2 us, a card's cost rounded up
+#: an estimated endgame's work, in playout cards (``bots/budget.py``): 3.4 us, a card's cost rounded up
 ESTIMATE_CARDS = 2
 #: the worlds of a decision whose endgames are estimated, per world of ``worlds``: each costs about a
 #: quarter less than one played to the end, so 192 worlds' time buys 256 (tute-2, docs/search.md)

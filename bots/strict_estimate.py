@@ -4,7 +4,7 @@ Where the pile runs out in a two-player world every card is known, and the rest 
 perfect-information endgame. ``search`` solves it exactly in the last pile tricks (``solve_pile``); from
 further back there are too many distinct endgames to solve, and a playout used to finish them by the
 policy: about 40% of a playout's time, and a poor judge of an endgame both searching sides then play
-perfectly (its value's squared error against the solver's is 0.079 where this estimate's is 0.044,
+perfectly (its value's squared error against the solver's is 0.079 where this estimate's is 0.036,
 over 20,926 frontiers of held-out `greedy` games of tute-2; docs/search.md).
 
 So the playouts of those decisions stop where the pile runs out (``playout.Frontier``) and the endgame is
@@ -18,8 +18,10 @@ last-trick ten):
     bias; the margin so far; the points in hand; the trumps held; the trump points held; the cards no
     card of the other hand beats in their suit ("masters", trumps included); the master trumps; +1
     leading the first strict trick, -1 not; the cantes still to sing (20 a pair, 40 the trumps'); the
-    points the hand can ruff (the other hand's points in each side suit this one lacks while holding a
-    trump); the trump count difference times its size; its sign.
+    points in masters; the points exposed in the side suits (those of the cards below the other hand's
+    best of their suit, and all of a suit the other hand lacks while holding a trump, which it can
+    ruff); the trump count difference times the size of the margin so far (in the fit a trump more
+    counts for less the further apart the points so far are).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from arena.cards import STRENGTH
+from arena.cards import POINTS, STRENGTH
 from arena.rules import ELEVENS, cante_points
 
 from .endgame import SLICE_POINTS
@@ -36,13 +38,16 @@ from .endgame import SLICE_POINTS
 #: k + 1), so that "the cards above the other hand's best" is a shift
 _BY_STRENGTH: tuple[int, ...] = tuple(
     sum(1 << (STRENGTH[i] - 1) for i in range(10) if m >> i & 1) for m in range(1024))
+#: the points of such a strength-ordered slice
+_STRENGTH_POINTS: tuple[int, ...] = tuple(
+    sum(POINTS[i] for i in range(10) if m >> (STRENGTH[i] - 1) & 1) for m in range(1024))
 
 #: ``benchmarks/strict_estimate.py``'s fit (tute-2, 300 games of `greedy`, 63,534 frontiers): the win's logistic model
 WIN_COEF: tuple[float, ...] = (
-    0.0111, 23.7272, 7.9018, 3.3547, 24.8297, 1.5386, -1.2682, 0.6544, 16.4895, 30.5094, -0.2331, -0.6268)
+    -0.0040, 25.5866, 1.7393, 2.0527, 33.6473, 0.6039, -0.9104, 0.6442, 21.2202, 12.1565, -39.5124, -2.3945)
 #: and the final margin's linear model (per 130 points)
 MARGIN_COEF: tuple[float, ...] = (
-    0.0004, 0.9885, 0.3532, 0.1083, 1.0609, 0.0600, -0.0593, 0.0183, 0.7432, 1.2554, -0.0063, 0.0001)
+    -0.0005, 1.0184, 0.0117, 0.0511, 1.2522, 0.0207, -0.0435, 0.0174, 0.7999, 0.4980, -1.3716, 0.0035)
 
 
 def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: int) -> list[float]:
@@ -50,25 +55,27 @@ def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: 
     ``diff`` its points so far minus the other's, ``sung`` the cantes made (their 11s' bits)."""
     t = SLICE_POINTS
     s = _BY_STRENGTH
+    sp = _STRENGTH_POINTS
     th = mine >> 10 * trump & 1023
     to = other >> 10 * trump & 1023
     open_mine = mine & mine >> 1 & ELEVENS & ~sung  # the 11 of each pair still to sing
     open_other = other & other >> 1 & ELEVENS & ~sung
-    points = masters = master_trumps = ruffs = cantes = 0
+    points = masters = master_trumps = master_points = exposed = cantes = 0
     for suit in range(4):
         h = mine >> 10 * suit & 1023
         o = other >> 10 * suit & 1023
         points += t[h] - t[o]
         hs, os = s[h], s[o]
-        m = (hs >> os.bit_length()).bit_count() - (os >> hs.bit_length()).bit_count()
+        hb, ob = hs.bit_length(), os.bit_length()
+        hm, om = hs >> ob, os >> hb  # the masters, shifted down to bit 0
+        m = hm.bit_count() - om.bit_count()
         masters += m
+        master_points += sp[hm << ob] - sp[om << hb]
         if suit == trump:
             master_trumps = m
-        else:
-            if not h and th:
-                ruffs += t[o]
-            if not o and to:
-                ruffs -= t[h]
+        else:  # the cards below the other's best, or all of the suit where the other can ruff it
+            exposed += (sp[hs & ((1 << ob) - 1)] if o else t[h] if to else 0) \
+                - (sp[os & ((1 << hb) - 1)] if h else t[o] if th else 0)
         eleven = 1 << (suit * 10 + 8)
         if open_mine & eleven:
             cantes += cante_points(suit, trump)
@@ -76,8 +83,8 @@ def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: 
             cantes -= cante_points(suit, trump)
     trumps = th.bit_count() - to.bit_count()
     return [1.0, diff / 130, points / 130, float(trumps), (t[th] - t[to]) / 130, float(masters),
-            float(master_trumps), 1.0 if leading else -1.0, cantes / 130, ruffs / 130,
-            float(trumps * abs(trumps)), float((trumps > 0) - (trumps < 0))]
+            float(master_trumps), 1.0 if leading else -1.0, cantes / 130, master_points / 130, exposed / 130,
+            trumps * abs(diff) / 130]
 
 
 def estimate(mine: int, other: int, trump: int, diff: int, leading: bool, sung: int,

@@ -43,18 +43,21 @@ def plain_features(mine: int, other: int, trump: int, diff: int, leading: bool, 
         pairs = hand & hand >> 1 & ELEVENS & ~sung
         return sum(cante_points(SUIT[c], trump) for c in cards(pairs))
 
-    def ruffs(hand: int, against: int) -> int:  # points of ``against`` in the side suits ``hand`` lacks
-        if not hand & TRUMP_MASK[trump]:
-            return 0
-        return sum(points(against & SUIT_MASK[s]) for s in range(4) if s != trump and not hand & SUIT_MASK[s])
+    def master_points(hand: int, against: int) -> int:
+        return sum(POINTS[c] for c in cards(hand) if not HIGHER[c] & against)
+
+    def exposed(hand: int, against: int) -> int:  # side points ``against`` takes by a higher card or a ruff
+        ruffs = bool(against & TRUMP_MASK[trump])
+        return sum(POINTS[c] for c in cards(hand) if SUIT[c] != trump and (
+            HIGHER[c] & against or ruffs and not against & SUIT_MASK[SUIT[c]]))
 
     t = TRUMP_MASK[trump]
     trumps = len(cards(mine & t)) - len(cards(other & t))
     return [1.0, diff / 130, (points(mine) - points(other)) / 130, float(trumps),
             (points(mine & t) - points(other & t)) / 130, float(masters(mine, other) - masters(other, mine)),
             float(masters(mine & t, other) - masters(other & t, mine)), 1.0 if leading else -1.0,
-            (cantes(mine) - cantes(other)) / 130, (ruffs(mine, other) - ruffs(other, mine)) / 130,
-            float(trumps * abs(trumps)), float((trumps > 0) - (trumps < 0))]
+            (cantes(mine) - cantes(other)) / 130, (master_points(mine, other) - master_points(other, mine)) / 130,
+            (exposed(mine, other) - exposed(other, mine)) / 130, trumps * abs(diff) / 130]
 
 
 def random_frontier(rng: random.Random) -> tuple[int, int, int, int, bool, int]:
