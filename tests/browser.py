@@ -31,6 +31,11 @@ class Page:
         page.on("dialog", lambda d: (self.errors.append(f"dialog: {d.message}"), d.dismiss()))
 
     def open(self, path: Path, fragment: str = "") -> "Page":
+        """Load the page afresh at ``fragment``. Going from the same page to another fragment would be a
+        same-document navigation, which returns before the page's ``hashchange`` handler has run, so
+        what the test reads next could still be the old position (a flake seen under load)."""
+        if self.page.url.split("#")[0] == path.resolve().as_uri():
+            self.page.goto("about:blank")
         self.page.goto(path.resolve().as_uri() + (f"#{fragment}" if fragment else ""))
         return self
 

@@ -142,6 +142,21 @@ def _final(page: Any, path: Path) -> str:
     return page.text("#result")
 
 
+def test_a_new_fragment_moves_the_open_page(tmp_path: Path) -> None:
+    """Editing the address's fragment (or going back) moves an open page to that step: the page's
+    ``hashchange`` handler, waited for since it runs after the navigation returns."""
+    rec = deal("tute-2")
+    sts = states(rec)
+    path = write(tmp_path, rec)
+    with browser() as b:
+        page = b.new_page().open(path, "3")
+        check_frame(page, rec, sts[3], 3)
+        page.evaluate("() => { location.hash = '9'; }")
+        page.wait_for_function("() => document.querySelector('#pos').innerText.trim().split(/\\s+/).at(-3) === '9'")
+        check_frame(page, rec, sts[9], 9)
+        assert page.errors == []
+
+
 def test_autoplay_runs_and_pauses_and_the_keys_are_listed(tmp_path: Path) -> None:
     rec = deal("tute-2")
     path = write(tmp_path, rec)
