@@ -328,8 +328,7 @@ class SearchBot:
         mw = self.margin_weight
         totals = [0.0] * len(plays)
         worlds = self.worlds_for(view)
-        kind = self.leaf_kind(view)
-        stop = kind == "solve"
+        kind = self.leaf_kind(view)  # "": played to the end; else stopped where the pile runs out
         estimating = kind == "estimate"
         trump = view.trump
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
@@ -350,7 +349,7 @@ class SearchBot:
                 row = []
                 kept.append(row)
             for i, c in enumerate(plays):
-                out = playout(rules, pos, list(hands), pile, c, rand, eps, None, stop or estimating)
+                out = playout(rules, pos, list(hands), pile, c, rand, eps, None, kind != "")
                 # always an Outcome in the pairs (no pile to stop at); None over the solvers' node budgets
                 value = self._team_leaf(team, pos, team_diff, hands, c, out, mw) \
                     if team is not None and out.__class__ is Outcome else None

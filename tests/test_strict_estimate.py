@@ -9,11 +9,12 @@ being one side's minus the other's; the estimate against the exact solver on fro
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
-from arena import VARIANTS, get_variant, play_game, shuffled_deck
+from arena import VARIANTS, GameState, get_variant, play_game, shuffled_deck
 from arena.cards import HIGHER, POINTS, SUIT, SUIT_MASK
 from arena.rules import ELEVENS, TRUMP_MASK, cante_points
 from bots import strict_estimate
@@ -147,7 +148,6 @@ def test_which_presets_estimate(name: str) -> None:
     bot = SearchBot()
     state = pile_turn(v, 3) if v.players == 2 else None
     if state is None:  # no pile phase to stop in: any position of the deal
-        from arena import GameState
         state = GameState.new(v, shuffled_deck(v, 3), 0)
     view = state.view(state.current)
     kind = bot.leaf_kind(view)
@@ -157,12 +157,9 @@ def test_which_presets_estimate(name: str) -> None:
         assert kind == ("estimate" if view.stock_left > bot.solve_pile else "solve")
 
 
-
 def test_the_fit_recovers_a_planted_model() -> None:
     """The benchmark's pure-Python least squares and Newton's method give back the coefficients that
     made the data (the module's coefficients are what they print)."""
-    import math
-
     bench = _bench("strict_estimate")
     rng = random.Random(5)
     xs = [[1.0, rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in range(6000)]
