@@ -37,7 +37,8 @@ How it decides, in order:
    Further back (more cards left in the pile) there are too many distinct endgames to solve, and the
    playouts still stop where the pile runs out: the endgame is estimated (``bots/strict_estimate.py``,
    a model of the exact solutions, fitted to tute-2's), which judges it better than the policy's play
-   and costs a fifth of it, so the same time buys a third more worlds (``estimate``).
+   and costs a fifth of it, so the same time buys a third more worlds (``estimate``). Its value weighs
+   the estimated margin twice as much as a playout's (``ESTIMATED_MARGIN``): measured head to head.
 6. **Exact last tricks for the pairs** (``solve_tricks``: two sides of more seats, no pile, every hand
    at most 4 cards): in each world each card is judged by the win of the rest played perfectly
    (``bots/team_endgame.py``, the side's seats maximising together), the playout's margin as the
@@ -68,7 +69,8 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
         anywhere.
     max_ms (1000): stop sampling worlds after this many milliseconds of one decision on the clock.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
-    margin_weight (0.25): weight of the point margin against the win in a playout's value.
+    margin_weight (0.25): weight of the point margin against the win in a playout's value (times
+        ``ESTIMATED_MARGIN`` in an estimated endgame's).
     endgame (True): exact alpha-beta in the two-player endgame.
     endgame_nodes (200000): alpha-beta node budget per decision before falling back to PIMC.
     bid_worlds (64): sampled deals for the auction's estimate (32 let a hand of low cards bid 60 in one
@@ -135,6 +137,11 @@ ESTIMATE_CARDS = 2
 #: the worlds of a decision whose endgames are estimated, per world of ``worlds``: each costs about a
 #: quarter less than one played to the end, so 192 worlds' time buys 256 (tute-2, docs/search.md)
 ESTIMATED_WORLDS = 4 / 3
+#: the margin's weight in an estimated endgame's value, per ``margin_weight``: head to head against
+#: c69bec0's search on the same 1,000 deals of tute-2, 0 (the chance of a win alone) scored 0.542, 1 (a
+#: playout's weight) 0.563, 2 0.5735 (and 0.5705 on 1,000 other deals), though the win alone chose
+#: better cards on greedy's frontiers (docs/search.md, "The margin in an estimated endgame")
+ESTIMATED_MARGIN = 2.0
 
 
 def plays_by(v: Any) -> str:
@@ -330,6 +337,8 @@ class SearchBot:
         worlds = self.worlds_for(view)
         kind = self.leaf_kind(view)  # "": played to the end; else stopped where the pile runs out
         estimating = kind == "estimate"
+        if estimating:
+            mw *= ESTIMATED_MARGIN
         trump = view.trump
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, trump, seat, self.leaf_nodes)  # and so do their positions

@@ -20,7 +20,7 @@ from arena.rules import ELEVENS, TRUMP_MASK, cante_points
 from bots import strict_estimate
 from bots.endgame import WIN, Endgame
 from bots.greedy import GreedyBot
-from bots.search import SearchBot
+from bots.search import ESTIMATED_MARGIN, SearchBot
 from bots.strict_estimate import estimate, features
 
 from test_exact_leaves import frontiers, pile_turn
@@ -118,8 +118,9 @@ def test_the_estimate_tells_the_winner_of_solved_frontiers() -> None:
 
 def test_search_estimates_only_the_two_player_pile_decisions_before_the_exact_leaves(monkeypatch) -> None:
     """In a tute-2 game the estimate is called at the pile decisions with more than ``solve_pile``
-    cards left, never once the leaves or the exact endgame take over, and never with ``estimate`` off."""
-    calls: list[int] = []
+    cards left, never once the leaves or the exact endgame take over, and never with ``estimate`` off;
+    its value weighs the margin ``ESTIMATED_MARGIN`` times the bot's ``margin_weight``."""
+    calls: list[float] = []
     kinds: list[tuple[int, str]] = []
     real = strict_estimate.estimate
 
@@ -131,9 +132,10 @@ def test_search_estimates_only_the_two_player_pile_decisions_before_the_exact_le
             assert (len(calls) > before) == (self.leaf_kind(view) == "estimate")
             return card
 
-    monkeypatch.setattr(strict_estimate, "estimate", lambda *a, **k: calls.append(1) or real(*a, **k))
-    play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=3), GreedyBot()], seed=4)
+    monkeypatch.setattr(strict_estimate, "estimate", lambda *a, **k: calls.append(a[6]) or real(*a, **k))
+    play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=3, margin_weight=0.1), GreedyBot()], seed=4)
     assert calls and {k for _, k in kinds} == {"estimate", "solve"}
+    assert set(calls) == {0.1 * ESTIMATED_MARGIN} and ESTIMATED_MARGIN != 1
     assert all((k == "estimate") == (left > 6) for left, k in kinds)
     calls.clear()
     play_game(TUTE_2, shuffled_deck(TUTE_2, 4), 0, [Probe(worlds=4, estimate=False), GreedyBot()], seed=4)
