@@ -139,7 +139,7 @@ ESTIMATE_CARDS = 2
 ESTIMATED_WORLDS = 4 / 3
 #: the margin's weight in an estimated endgame's value, per ``margin_weight``: head to head against
 #: c69bec0's search on the same 1,000 deals of tute-2, 0 (the chance of a win alone) scored 0.542, 1 (a
-#: playout's weight) 0.563, 2 0.5735 (and 0.5705 on 1,000 other deals), though the win alone chose
+#: playout's weight) 0.563, 2 0.5735 (and 0.5705 on 1,000 other deals), 4 0.559, though the win alone chose
 #: better cards on greedy's frontiers (docs/search.md, "The margin in an estimated endgame")
 ESTIMATED_MARGIN = 2.0
 
