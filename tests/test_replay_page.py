@@ -47,9 +47,18 @@ def write(tmp_path: Path, rec: GameRecord, **kw: Any) -> Path:
     return path
 
 
+#: the step the page shows, read in the page (for waits): the third word from the end of its position line
+SHOWN_STEP_JS = "document.querySelector('#pos').innerText.trim().split(/\\s+/).at(-3)"
+
+
+def shown_step(page: Any) -> int:
+    """The step the page shows."""
+    return int(page.evaluate(f"() => {SHOWN_STEP_JS}"))
+
+
 def check_frame(page: Any, rec: GameRecord, st: GameState, index: int) -> None:
     """What the page shows at ``index`` is the referee's state after ``index`` actions."""
-    assert page.text("#pos").split()[-3] == str(index)
+    assert shown_step(page) == index
     over = index == len(rec.actions)
     assert page.text("#trump") == suit_word(st.trump)
     sides = rec.result.points if over else st.points
@@ -152,7 +161,7 @@ def test_a_new_fragment_moves_the_open_page(tmp_path: Path) -> None:
         page = b.new_page().open(path, "3")
         check_frame(page, rec, sts[3], 3)
         page.evaluate("() => { location.hash = '9'; }")
-        page.wait_for_function("() => document.querySelector('#pos').innerText.trim().split(/\\s+/).at(-3) === '9'")
+        page.wait_for_function(f"() => {SHOWN_STEP_JS} === '9'")
         check_frame(page, rec, sts[9], 9)
         assert page.errors == []
 
@@ -168,10 +177,10 @@ def test_autoplay_runs_and_pauses_and_the_keys_are_listed(tmp_path: Path) -> Non
         page.click("#play")
         page.wait_for_timeout(1200)
         page.keyboard.press(" ")  # pause
-        at = int(page.text("#pos").split()[-3])
+        at = shown_step(page)
         assert at >= 3
         page.wait_for_timeout(600)
-        assert int(page.text("#pos").split()[-3]) == at
+        assert shown_step(page) == at
         assert page.errors == []
 
 
