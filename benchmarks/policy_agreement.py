@@ -1,0 +1,170 @@
+"""How often the playout policy plays the card a bot played, with every card known.
+
+    python benchmarks/policy_agreement.py [--variant tute-4-pairs] [--deals 60] [--bot search]
+                                          [--opponent git:c69bec0] [--opponent-param worlds=256]
+                                          [--seed 0] [--workers 2]
+
+``search`` finishes every world by one policy for every seat (``bots/playout.py``), so the policy is
+its model of the other seats and of its own later play. With every card known (``oracle``) that model
+is all that is left between search and perfect play, and head to head against another search it is
+what limits the oracle (docs/search.md, "How far perfect information goes head to head"). This
+measures the model: duplicate deals (the deals and rotations of ``search_strength.py``), ``--bot`` at
+its seats and ``--opponent`` at the others; at each card play with a choice the policy, no random
+moves, is asked for its card on the real deal, and the share of decisions where it plays the bot's
+card is printed per bot and per place in the trick (lead, then the 2nd to 4th card). Cards of equal
+effect make an exact match too strict a measure, so a second share counts the policy right when its
+card is *equivalent* to the bot's (``equivalent``). Variants the bitmask playouts model only
+(``supports``); the deals are pure functions of (seed, deal), so the figures do not depend on the
+number of workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.append(str(Path(__file__).resolve().parent))
+
+from arena import PlayerView, get_variant  # noqa: E402
+from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK  # noqa: E402
+from arena.rules import TRUMP_MASK  # noqa: E402
+from arena.state import GameState  # noqa: E402
+from arena.variants import VariantError  # noqa: E402
+
+from bots.oracle import OracleBot, play_open  # noqa: E402
+from bots.playout import Position, playout, supports  # noqa: E402
+
+from search_strength import _make, commit_search, deal_of, key_values, rotations  # noqa: E402
+
+PLACES = ("lead", "2nd", "3rd", "4th", "5th", "6th")
+
+
+def equivalent(a: int, b: int, hands: list[int], seat: int, trump: int, face_up: int) -> bool:
+    """Cards ``a`` and ``b`` of ``seat``'s hand have the same effect on the deal: the same suit and
+    points, and no card of that suit between them in another hand (the ones played are gone), so
+    either wins or loses every trick the other would. While a face-up card can still be taken, the 7
+    and the 2 of trumps (the exchanges) are equivalent to no other card."""
+    if a == b:
+        return True
+    if SUIT[a] != SUIT[b] or POINTS[a] != POINTS[b]:
+        return False
+    if face_up != NO_CARD and SUIT[a] == trump and {a % 10, b % 10} & {1, 6}:
+        return False
+    low, high = sorted((STRENGTH[a], STRENGTH[b]))
+    others = 0
+    for s, h in enumerate(hands):
+        if s != seat:
+            others |= h
+    others &= SUIT_MASK[SUIT[a]]
+    return not any(others & BIT[c] and low < STRENGTH[c] < high for c in range(SUIT[a] * 10, SUIT[a] * 10 + 10))
+
+
+class _Scored:
+    """A bot whose every card play is compared with the policy's card on the real deal."""
+
+    def __init__(self, inner: Any, label: str, tally: Counter[tuple[str, str, str]]) -> None:
+        self.inner, self.label, self.tally = inner, label, tally
+        self.policy: tuple[int, list[int], int, int] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def see(self, state: GameState, view: PlayerView) -> None:
+        """Before this seat's decision (``play_open``'s ``watch``): the policy's card, if it plays one
+        (and the real deal, if the bot is an ``oracle``)."""
+        if isinstance(self.inner, OracleBot):
+            self.inner.see(state)
+        self.policy = None
+        plays = [a for a in view.legal if a.startswith("play ")]
+        if len(plays) < 2 or len(plays) != len(view.legal):
+            return
+        trace: list[tuple[int, str, int]] = []
+        playout(view.variant.rules, Position(view), list(state.hands), list(state.stock[state.stock_pos:]), -1,
+                random.Random(0).random, 0.0, trace=trace)
+        self.policy = (NAMES.index(trace[0][1][5:]), list(state.hands), view.trump, view.face_up)
+        self.place = PLACES[len(view.trick)]
+
+    def choose(self, view: PlayerView) -> str:
+        action: str = self.inner.choose(view)
+        if self.policy is not None:
+            mine, hands, trump, face_up = self.policy
+            card = NAMES.index(action[5:])
+            for key in (self.place, "all"):
+                self.tally[(self.label, key, "decisions")] += 1
+                self.tally[(self.label, key, "same")] += mine == card
+                self.tally[(self.label, key, "equivalent")] += equivalent(mine, card, hands, view.seat, trump,
+                                                                          face_up)
+        return action
+
+
+def tally_deal(variant_name: str, seed: int, deal: int, bot: Callable[[], Any],
+               opponent: Callable[[], Any]) -> Counter[tuple[str, str, str]]:
+    """Every rotation of one duplicate deal, new bots each game; the tally of both bots' decisions:
+    (``bot`` or ``opponent``, place or ``all``, ``decisions``, ``same`` or ``equivalent``) -> count."""
+    v, game_seed, deck, dealer = deal_of(variant_name, seed, deal)
+    tally: Counter[tuple[str, str, str]] = Counter()
+    for k, mine in enumerate(rotations(v, dealer)):
+        players = [_Scored(bot(), "bot", tally) if s in mine else _Scored(opponent(), "opponent", tally)
+                   for s in range(v.players)]
+        play_open(v, deck, dealer, players, game_id=f"agreement/{deal}/{k}", seed=game_seed,
+                  watch=lambda state, view: players[view.seat].see(state, view))
+    return tally
+
+
+def play_deal(args: tuple[str, int, int, str, dict[str, Any], str, dict[str, Any]]) -> Counter[tuple[str, str, str]]:
+    """``tally_deal`` by bot names (a pool's job)."""
+    variant_name, seed, deal, bot, bot_params, opponent, opponent_params = args
+    return tally_deal(variant_name, seed, deal, lambda: _make(bot, bot_params),
+                      lambda: _make(opponent, opponent_params))
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="tute-4-pairs")
+    ap.add_argument("--deals", type=int, default=60)
+    ap.add_argument("--bot", default="search",
+                    help="a bot name, module:Class (bots.oracle:OracleBot: the oracle), or git:COMMIT")
+    ap.add_argument("--opponent", default="git:c69bec0", help="a bot name, module:Class, or git:COMMIT")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="the bot's parameter")
+    ap.add_argument("--opponent-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="the opponent's parameter (default worlds=256 for git:c69bec0, its time a move)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    a = ap.parse_args(argv)
+    try:
+        v = get_variant(a.variant)
+    except (KeyError, VariantError) as e:
+        ap.error(f"--variant {a.variant}: {e}")
+    if not supports(v):
+        ap.error(f"--variant {a.variant}: the bitmask playouts do not model it (bots/playout.py supports)")
+    opponent_params = key_values(a.opponent_param) or ({"worlds": 256} if a.opponent == "git:c69bec0" else {})
+    for option, spec in (("--bot", a.bot), ("--opponent", a.opponent)):
+        if spec.startswith("git:"):
+            try:
+                commit_search(spec[4:])
+            except Exception as e:  # noqa: BLE001 - any failure to extract: say which option
+                ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
+    jobs = [(a.variant, a.seed, d, a.bot, key_values(a.param), a.opponent, opponent_params) for d in range(a.deals)]
+    tally: Counter[tuple[str, str, str]] = Counter()
+    with mp.Pool(a.workers) as pool:
+        for t in pool.imap_unordered(play_deal, jobs):
+            tally.update(t)
+    print(f"{a.variant}: the policy's card against {a.bot} (bot) and {a.opponent} (opponent), {a.deals} "
+          f"duplicate deals, seed {a.seed}")
+    print(f"  {'who':9} {'place':5} {'decisions':>9} {'same card':>9} {'equivalent':>10}")
+    for label in ("bot", "opponent"):
+        for place in PLACES + ("all",):
+            n = tally[(label, place, "decisions")]
+            if n:
+                print(f"  {label:9} {place:5} {n:9d} {tally[(label, place, 'same')] / n:9.3f} "
+                      f"{tally[(label, place, 'equivalent')] / n:10.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""``benchmarks/policy_agreement.py``: how often the playout policy plays a bot's card. A bot that
+plays the policy itself agrees every time, another bot does not, and cards of equal effect are told
+apart from cards that are not."""
+
+from __future__ import annotations
+
+import random
+
+from arena import PlayerView
+from arena.cards import BIT, NAMES, NO_CARD
+from bots.oracle import OracleBot
+from bots.playout import Position, playout
+
+from test_search_variants import _bench
+
+
+def _hand(*names: str) -> int:
+    return sum(BIT[NAMES.index(n)] for n in names)
+
+
+def test_equivalent_cards_are_the_same_suit_and_points_with_nothing_between_them_elsewhere() -> None:
+    agreement = _bench("policy_agreement")
+    eq = agreement.equivalent
+    c = NAMES.index
+    # seat 0 holds the 6 and the 4 of oros; the 5 of oros lies between them in strength
+    hands = [_hand("6o", "4o", "5o", "3o", "12o"), _hand("1c"), _hand("2o"), _hand("7e")]
+    assert eq(c("6o"), c("4o"), hands, 0, 1, NO_CARD)  # the 5 is in seat 0's own hand
+    hands[0] &= ~BIT[c("5o")]
+    assert eq(c("6o"), c("4o"), hands, 0, 1, NO_CARD)  # the 5 is gone (played)
+    hands[1] |= BIT[c("5o")]
+    assert not eq(c("6o"), c("4o"), hands, 0, 1, NO_CARD)  # another seat holds the 5: it splits them
+    assert eq(c("6o"), c("6o"), hands, 0, 1, NO_CARD)
+    assert not eq(c("3o"), c("12o"), hands, 0, 1, NO_CARD)  # 10 points and 4: never the same effect
+    assert not eq(c("4o"), c("7e"), hands, 0, 1, NO_CARD)  # other suits
+    # trumps are oros (suit 0): the 7 and the 6 are alike once no card can be exchanged, not before
+    hands = [_hand("7o", "6o"), _hand("1c"), _hand("2c"), _hand("3c")]
+    assert eq(c("7o"), c("6o"), hands, 0, 0, NO_CARD)
+    assert not eq(c("7o"), c("6o"), hands, 0, 0, c("1e"))
+
+
+class _Policy(OracleBot):
+    """Plays the playout policy's card on the real deal (no random moves): a perfect match for it."""
+
+    def choose(self, view: PlayerView) -> str:
+        if not all(a.startswith("play ") for a in view.legal):
+            return view.legal[0]
+        st = self._real(view)
+        trace: list[tuple[int, str, int]] = []
+        playout(view.variant.rules, Position(view), list(st.hands), list(st.stock[st.stock_pos:]), -1,
+                random.Random(0).random, 0.0, trace=trace)
+        return trace[0][1]
+
+
+def test_the_policy_agrees_with_itself_and_not_with_a_random_bot() -> None:
+    agreement = _bench("policy_agreement")
+    from bots.random_bot import RandomBot
+
+    for variant in ("tute-4-pairs", "tute-2"):
+        tally = agreement.tally_deal(variant, 0, 1, _Policy, lambda: RandomBot(seed=3))
+        mine = tally[("bot", "all", "decisions")]
+        assert mine > 5
+        assert tally[("bot", "all", "same")] == tally[("bot", "all", "equivalent")] == mine
+        assert sum(tally[("bot", p, "decisions")] for p in agreement.PLACES) == mine
+        theirs = tally[("opponent", "all", "decisions")]
+        assert theirs > 5
+        assert tally[("opponent", "all", "same")] <= tally[("opponent", "all", "equivalent")] < theirs
