@@ -32,15 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
 from arena import PlayerView, get_variant  # noqa: E402
-from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH, SUIT, SUIT_MASK  # noqa: E402
-from arena.rules import TRUMP_MASK  # noqa: E402
+from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT  # noqa: E402
 from arena.state import GameState  # noqa: E402
 from arena.variants import VariantError  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
 from bots.playout import Position, playout, supports  # noqa: E402
 
-from search_strength import _make, commit_search, deal_of, key_values, rotations  # noqa: E402
+from search_strength import _make, deal_of, key_values, require_commits, rotations  # noqa: E402
 
 PLACES = ("lead", "2nd", "3rd", "4th", "5th", "6th")
 
@@ -56,13 +55,21 @@ def equivalent(a: int, b: int, hands: list[int], seat: int, trump: int, face_up:
         return False
     if face_up != NO_CARD and SUIT[a] == trump and {a % 10, b % 10} & {1, 6}:
         return False
-    low, high = sorted((STRENGTH[a], STRENGTH[b]))
+    weak, strong = sorted((a, b), key=STRENGTH.__getitem__)
     others = 0
     for s, h in enumerate(hands):
         if s != seat:
             others |= h
-    others &= SUIT_MASK[SUIT[a]]
-    return not any(others & BIT[c] and low < STRENGTH[c] < high for c in range(SUIT[a] * 10, SUIT[a] * 10 + 10))
+    return not others & HIGHER[weak] & ~HIGHER[strong] & ~BIT[strong]
+
+
+def policy_card(state: GameState, view: PlayerView) -> int:
+    """The card the playout policy, without random moves, plays for the seat on move on the real deal
+    (``state``): the first move of a traced playout from it."""
+    trace: list[tuple[int, str, int]] = []
+    playout(view.variant.rules, Position(view), list(state.hands), list(state.stock[state.stock_pos:]), -1,
+            random.Random(0).random, 0.0, trace=trace)
+    return NAMES.index(trace[0][1][5:])
 
 
 class _Scored:
@@ -85,10 +92,7 @@ class _Scored:
         plays = [a for a in view.legal if a.startswith("play ")]
         if len(plays) < 2 or len(plays) != len(view.legal):
             return
-        trace: list[tuple[int, str, int]] = []
-        playout(view.variant.rules, Position(view), list(state.hands), list(state.stock[state.stock_pos:]), -1,
-                random.Random(0).random, 0.0, trace=trace)
-        self.policy = (NAMES.index(trace[0][1][5:]), list(state.hands), view.trump, view.face_up)
+        self.policy = (policy_card(state, view), list(state.hands), view.trump, view.face_up)
         self.place = PLACES[len(view.trick)]
 
     def choose(self, view: PlayerView) -> str:
@@ -145,12 +149,7 @@ def main(argv: list[str] | None = None) -> None:
     if not supports(v):
         ap.error(f"--variant {a.variant}: the bitmask playouts do not model it (bots/playout.py supports)")
     opponent_params = key_values(a.opponent_param) or ({"worlds": 256} if a.opponent == "git:c69bec0" else {})
-    for option, spec in (("--bot", a.bot), ("--opponent", a.opponent)):
-        if spec.startswith("git:"):
-            try:
-                commit_search(spec[4:])
-            except Exception as e:  # noqa: BLE001 - any failure to extract: say which option
-                ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
+    require_commits(ap, {"--bot": a.bot, "--opponent": a.opponent})
     jobs = [(a.variant, a.seed, d, a.bot, key_values(a.param), a.opponent, opponent_params) for d in range(a.deals)]
     tally: Counter[tuple[str, str, str]] = Counter()
     with mp.Pool(a.workers) as pool:

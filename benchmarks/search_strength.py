@@ -94,6 +94,17 @@ def commit_search(commit: str) -> Any:
     return importlib.import_module(f"{package}.search").SearchBot
 
 
+def require_commits(ap: argparse.ArgumentParser, specs: dict[str, str | None]) -> None:
+    """Every ``git:COMMIT`` among the options' values (option -> value) has a search to extract, or
+    the command stops with a one-line error that names the option (before any deal is played)."""
+    for option, spec in specs.items():
+        if spec and spec.startswith("git:"):
+            try:
+                commit_search(spec[4:])
+            except (subprocess.CalledProcessError, OSError, ImportError, AttributeError) as e:
+                ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
+
+
 def rotations(v: Variant, dealer: int) -> list[set[int]]:
     """The seats search holds in each game of a deal: one side of a pairs variant after the other, else
     each seat in turn (not a dealer who sits the deal out)."""
@@ -238,12 +249,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
     params, opponent_params = key_values(a.param), key_values(a.opponent_param)
-    for option, spec in (("--opponent", a.opponent), ("--baseline", a.baseline)):
-        if spec and spec.startswith("git:"):
-            try:
-                commit_search(spec[4:])
-            except (subprocess.CalledProcessError, OSError, ImportError, AttributeError) as e:
-                ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
+    require_commits(ap, {"--opponent": a.opponent, "--baseline": a.baseline})
     variants = a.variant or ["tute-2"]
     if "all" in variants:
         variants = list(VARIANTS)

@@ -4,14 +4,13 @@ apart from cards that are not."""
 
 from __future__ import annotations
 
-import random
-
 from arena import PlayerView
 from arena.cards import BIT, NAMES, NO_CARD
 from bots.oracle import OracleBot
-from bots.playout import Position, playout
 
 from test_search_variants import _bench
+
+AGREEMENT = _bench("policy_agreement")
 
 
 def _hand(*names: str) -> int:
@@ -19,8 +18,7 @@ def _hand(*names: str) -> int:
 
 
 def test_equivalent_cards_are_the_same_suit_and_points_with_nothing_between_them_elsewhere() -> None:
-    agreement = _bench("policy_agreement")
-    eq = agreement.equivalent
+    eq = AGREEMENT.equivalent
     c = NAMES.index
     # seat 0 holds the 6 and the 4 of oros; the 5 of oros lies between them in strength
     hands = [_hand("6o", "4o", "5o", "3o", "12o"), _hand("1c"), _hand("2o"), _hand("7e")]
@@ -44,23 +42,18 @@ class _Policy(OracleBot):
     def choose(self, view: PlayerView) -> str:
         if not all(a.startswith("play ") for a in view.legal):
             return view.legal[0]
-        st = self._real(view)
-        trace: list[tuple[int, str, int]] = []
-        playout(view.variant.rules, Position(view), list(st.hands), list(st.stock[st.stock_pos:]), -1,
-                random.Random(0).random, 0.0, trace=trace)
-        return trace[0][1]
+        return "play " + NAMES[AGREEMENT.policy_card(self._real(view), view)]
 
 
 def test_the_policy_agrees_with_itself_and_not_with_a_random_bot() -> None:
-    agreement = _bench("policy_agreement")
     from bots.random_bot import RandomBot
 
     for variant in ("tute-4-pairs", "tute-2"):
-        tally = agreement.tally_deal(variant, 0, 1, _Policy, lambda: RandomBot(seed=3))
+        tally = AGREEMENT.tally_deal(variant, 0, 1, _Policy, lambda: RandomBot(seed=3))
         mine = tally[("bot", "all", "decisions")]
         assert mine > 5
         assert tally[("bot", "all", "same")] == tally[("bot", "all", "equivalent")] == mine
-        assert sum(tally[("bot", p, "decisions")] for p in agreement.PLACES) == mine
+        assert sum(tally[("bot", p, "decisions")] for p in AGREEMENT.PLACES) == mine
         theirs = tally[("opponent", "all", "decisions")]
         assert theirs > 5
         assert tally[("opponent", "all", "same")] <= tally[("opponent", "all", "equivalent")] < theirs
