@@ -199,6 +199,22 @@ def lead_card(mask: int, alive: int, trump: int, strict: bool, sung: int, ruffed
     return cheapest(mask, trump)
 
 
+def world_lead(hands: Sequence[int], seat: int, partner: int, mask: int, trump: int, strict: bool, sung: int,
+               many: bool) -> int:
+    """``lead_card`` for ``seat`` (``mask``: its playable cards) reading a world's ``hands``: the live cards
+    in the strict phase, and with many seats the suits an opponent would trump. The one lead of both
+    kinds of playout (this module's loop and ``referee_playout``); ``inference`` asks ``lead_card`` with
+    what the seat itself could know instead."""
+    alive = ruffed = 0
+    if strict:
+        for h in hands:
+            alive |= h
+        alive &= ~mask
+        if many:
+            ruffed = ruffed_suits(hands, seat, partner, trump)
+    return lead_card(mask, alive, trump, strict, sung, ruffed, many)
+
+
 def ruffed_suits(hands: Sequence[int], seat: int, partner: int, trump: int) -> int:
     """The cards of the side suits that some opponent of ``seat`` lacks while holding a trump (a master
     led there would be trumped)."""
@@ -311,14 +327,7 @@ def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int
             elif rand() < eps:  # a uniform one with probability ``eps``,
                 c = uniform(mask, rand)
             elif not trick:  # else the rule's lead
-                alive = ruffed = 0
-                if strict:
-                    for h in hands:
-                        alive |= h
-                    alive &= ~mask
-                    if many:
-                        ruffed = ruffed_suits(hands, cur, partner[cur], trump)
-                c = lead_card(mask, alive, trump, strict, sung, ruffed, many)
+                c = world_lead(hands, cur, partner[cur], mask, trump, strict, sung, many)
             else:  # or follow, the partner's card safe when no seat still to play can take it
                 k = len(trick)
                 mate = partner[cur]

@@ -30,8 +30,8 @@ from arena.rules import BEATS, ELEVENS
 from arena.state import AUCTION, NAME_TRUMP, OVER, PLAY, GameState
 
 from .greedy import best_trump, declaration
-from .playout import (MANY_SEATS, cheapest, dearest, follow_card, lead_card, margin, partner_safe,
-                      ruffed_suits, uniform, weakest)
+from .playout import (MANY_SEATS, cheapest, dearest, follow_card, margin, partner_safe, uniform, weakest,
+                      world_lead)
 
 _CODE = A.CODE
 Rand = Callable[[], float]
@@ -86,14 +86,7 @@ def card(st: GameState, mask: int) -> int:
     strict = st.strict
     trick = st.trick
     if not trick:
-        alive = 0
-        if strict:
-            for h in st.hands:
-                alive |= h
-            alive &= ~mask
-        many = r.active >= MANY_SEATS
-        return lead_card(mask, alive, trump, strict, st.sung,
-                         ruffed_suits(st.hands, cur, r.partner[cur], trump) if strict and many else 0, many)
+        return world_lead(st.hands, cur, r.partner[cur], mask, trump, strict, st.sung, r.active >= MANY_SEATS)
     partner = r.partner[cur]
     top = st.top
     best_trump = top if SUIT[top] == trump else -1

@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from arena import GameState, shuffled_deck
 from arena.cards import NAMES, STRENGTH
+from bots import referee_playout
 from bots.playout import CHEAP, Outcome, Position, cheapest, dearest, playout, supports, weakest
 
 from rulesets import RULESETS
@@ -124,3 +125,18 @@ def test_card_orders_follow_their_keys(mask: int, trump: int) -> None:
     assert cheapest(mask, trump) == min(cards, key=lambda c: (key[c], c))
     assert dearest(mask, trump) == min(cards, key=lambda c: (-key[c], c))
     assert weakest(mask) == min(cards, key=lambda c: (STRENGTH[c], c))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(name=st.sampled_from(sorted(VARIANTS)), seed=st.integers(0, 10**6), frac=st.floats(0, 1))
+def test_both_kinds_of_playout_play_the_same_policy(name: str, seed: int, frac: float) -> None:
+    """The referee's playouts (``referee_playout``, for the variants these do not model) and these ones
+    play one policy: wherever both can play, from the same real deal, without random moves, the first
+    card of this module's traced playout is the card ``referee_playout.card`` chooses."""
+    state = play_turn(name, seed, frac)
+    if state is None:
+        return
+    trace: list[tuple[int, str, int]] = []
+    playout(state.variant.rules, Position(state.view(state.current)), list(state.hands),
+            list(state.stock[state.stock_pos:]), -1, random.Random(seed).random, 0.0, trace)
+    assert trace[0][1] == "play " + NAMES[referee_playout.card(state, state.playable())]
