@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
-import random
 import sys
 from collections import Counter
 from pathlib import Path
@@ -37,23 +36,22 @@ from arena.state import GameState  # noqa: E402
 from arena.variants import VariantError  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
-from bots.playout import Position, playout, supports  # noqa: E402
+from bots import referee_playout  # noqa: E402
+from bots.playout import supports  # noqa: E402
 
 from search_strength import _make, deal_of, key_values, require_commits, rotations  # noqa: E402
 
 PLACES = ("lead", "2nd", "3rd", "4th", "5th", "6th")
 
 
-def equivalent(a: int, b: int, hands: list[int], seat: int, trump: int, face_up: int) -> bool:
+def equivalent(a: int, b: int, hands: list[int], seat: int, exchangeable: int) -> bool:
     """Cards ``a`` and ``b`` of ``seat``'s hand have the same effect on the deal: the same suit and
     points, and no card of that suit between them in another hand (the ones played are gone), so
-    either wins or loses every trick the other would. While a face-up card can still be taken, the 7
-    and the 2 of trumps (the exchanges) are equivalent to no other card."""
+    either wins or loses every trick the other would. A card that may still take the face-up card
+    (``exchangeable``: ``exchangeable(view)``) is equivalent to no other card."""
     if a == b:
         return True
-    if SUIT[a] != SUIT[b] or POINTS[a] != POINTS[b]:
-        return False
-    if face_up != NO_CARD and SUIT[a] == trump and {a % 10, b % 10} & {1, 6}:
+    if SUIT[a] != SUIT[b] or POINTS[a] != POINTS[b] or (BIT[a] | BIT[b]) & exchangeable:
         return False
     weak, strong = sorted((a, b), key=STRENGTH.__getitem__)
     others = 0
@@ -63,13 +61,17 @@ def equivalent(a: int, b: int, hands: list[int], seat: int, trump: int, face_up:
     return not others & HIGHER[weak] & ~HIGHER[strong] & ~BIT[strong]
 
 
-def policy_card(state: GameState, view: PlayerView) -> int:
+def exchangeable(view: PlayerView) -> int:
+    """The cards that may still take the face-up card (the rules' 7 and 2 of trumps), none once it is
+    gone."""
+    return view.variant.rules.exchange_bits[view.trump] if view.face_up != NO_CARD else 0
+
+
+def policy_card(state: GameState) -> int:
     """The card the playout policy, without random moves, plays for the seat on move on the real deal
-    (``state``): the first move of a traced playout from it."""
-    trace: list[tuple[int, str, int]] = []
-    playout(view.variant.rules, Position(view), list(state.hands), list(state.stock[state.stock_pos:]), -1,
-            random.Random(0).random, 0.0, trace=trace)
-    return NAMES.index(trace[0][1][5:])
+    (``state``): ``referee_playout.card``, which ``tests/test_playout.py`` holds to the first card of
+    the bitmask playouts wherever both play."""
+    return referee_playout.card(state, state.playable())
 
 
 class _Scored:
@@ -92,19 +94,18 @@ class _Scored:
         plays = [a for a in view.legal if a.startswith("play ")]
         if len(plays) < 2 or len(plays) != len(view.legal):
             return
-        self.policy = (policy_card(state, view), list(state.hands), view.trump, view.face_up)
+        self.policy = (policy_card(state), list(state.hands), exchangeable(view))
         self.place = PLACES[len(view.trick)]
 
     def choose(self, view: PlayerView) -> str:
         action: str = self.inner.choose(view)
         if self.policy is not None:
-            mine, hands, trump, face_up = self.policy
+            mine, hands, exchanging = self.policy
             card = NAMES.index(action[5:])
             for key in (self.place, "all"):
                 self.tally[(self.label, key, "decisions")] += 1
                 self.tally[(self.label, key, "same")] += mine == card
-                self.tally[(self.label, key, "equivalent")] += equivalent(mine, card, hands, view.seat, trump,
-                                                                          face_up)
+                self.tally[(self.label, key, "equivalent")] += equivalent(mine, card, hands, view.seat, exchanging)
         return action
 
 
