@@ -122,3 +122,37 @@ def test_the_cap_ends_a_match_that_would_not_end() -> None:
     m = play_match(v, [RandomBot(1), RandomBot(2)], seed=3, rule=MatchRule("first_to", 1000, max_deals=5))
     assert len(m.deals) == 5 and m.result.match["ended"] == "max_deals"
     verify_match(m)
+
+
+@pytest.mark.parametrize("name, rule_text", CASES)
+def test_a_match_result_is_said_by_what_decided_it(name: str, rule_text: str) -> None:
+    """``tute games`` and the replay say a match's result by its rule's measure (letters lost, points or
+    deals won), counted here from the deals, not by the points over the deals, which did not decide it."""
+    from leagues.records.wording import result_of
+
+    v = get_variant(name)
+    rule = MatchRule.parse(rule_text)
+    names = [f"bot{s}" for s in range(v.players)]
+    bots = [GreedyBot() if s % 2 else RandomBot(s) for s in range(v.players)]
+    m = play_match(v, bots, seed=1, rule=rule, names=names)
+    wins, totals, letters = [0] * len(v.teams), [0] * len(v.teams), [0] * v.players
+    for d in m.deals:
+        r = d.result
+        firsts = side_ranks_first(r, v.teams)
+        for t in firsts if len(firsts) != len(v.teams) else ():
+            wins[t] += 1
+        for t, team in enumerate(v.teams):
+            totals[t] += r.score[team[0]] if r.score is not None else sum(r.points[s] for s in team)
+        for s in r.losers or ():
+            letters[s] += 1
+    measure, values = {"letters": ("letters lost", letters), "points": ("points", totals)}.get(
+        rule.kind, ("letters lost", letters) if v.scoring == "losers" else ("deals won", wins))
+    text = result_of(m.result, names, v.teams)
+    head, _, said = text.partition(": ")
+    listed = ("-" if min(values) >= 0 else ", ").join(map(str, values))
+    assert head == f"the match of {len(m.deals)} deals, {measure} {listed}", text
+    first = [names[s] for s in range(v.players) if m.result.ranks[s] == 0]
+    assert all(n in said for n in first) and not any(n in said for n in names if n not in first), text
+    assert "on points" not in text
+    es = result_of(m.result, names, v.teams, "es")
+    assert es.startswith(f"la partida de {len(m.deals)} manos, ") and listed in es

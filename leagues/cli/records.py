@@ -173,9 +173,9 @@ def register(cli: click.Group) -> None:
 
         \b
         Examples:
-          tute replay builtin/tute-2/r0/t0/d3/s1 --seat 0 --step
+          tute replay builtin/tute-2/r1/t0/d3/s1 --seat 0 --step
           tute replay --file games.jsonl --index 3 --lang es --long
-          tute replay builtin/tute-4-pairs/r0/t1/d0/s0 --html game.html
+          tute replay builtin/tute-4-pairs/r1/t1/d0/s0 --html game.html
         """
         if file_:
             rec = record_from_file(file_, index)

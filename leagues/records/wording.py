@@ -45,6 +45,8 @@ _EN = {
     "win": "{who} wins", "win_pl": "{who} win", "share": "{who} share first place",
     "on_points": "{win} on points {score}",
     "tie_last": "{win} on points {score}: tied, the last trick decides",
+    "match": "the match of {deals} deals, {measure} {score}: {win}",
+    "m_letters": "letters lost", "m_points": "points", "m_wins": "deals won",
     "by_tute": "{win} by a Tute of {face} declared by {by} ({score})",
     "forfeit": "{who} forfeits ({reason}: {detail}); {rest}",
     "forfeit_rest": "{win} ({score})",
@@ -103,6 +105,8 @@ _ES = {
     "win": "gana {who}", "win_pl": "ganan {who}", "share": "{who} comparten el primer puesto",
     "on_points": "{win} por puntos, {score}",
     "tie_last": "{win} por puntos, {score}: empate, decide la última baza",
+    "match": "la partida de {deals} manos, {measure} {score}: {win}",
+    "m_letters": "letras perdidas", "m_points": "puntos", "m_wins": "manos ganadas",
     "by_tute": "{win} con tute de {face} cantado por {by} ({score})",
     "forfeit": "{who} pierde por {reason} ({detail}); {rest}",
     "forfeit_rest": "{win} ({score})",
@@ -206,6 +210,9 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
         rest = w("forfeit_rest", win=win(), score=score)
         reason = PHRASES[w.lang].get(f.reason, f.reason)
         return w("forfeit", who=w.who(f.seat), reason=reason, detail=f.detail or "-", rest=rest)
+    if result.match is not None:
+        measure, values = _match_measure(result.match)
+        return w("match", deals=result.match.get("deals", "?"), measure=w(measure), score=values, win=win())
     if result.reason == "tute" and result.tute:
         return w("by_tute", win=win(), face=w(FACE_OF_TUTE.get(result.tute["face"], "kings")),
                  by=w.who(result.tute["seat"]), score=score)
@@ -237,6 +244,19 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     if len(first) == 1 and len(set(side_points)) < len(side_points) and side_points.count(max(side_points)) > 1:
         return w("tie_last", win=win(), score=score)
     return w("on_points", win=win(), score=score)
+
+
+def _match_measure(match: dict[str, Any]) -> tuple[str, str]:
+    """What decided a match (``arena.matchplay.MatchScore.ranks``): the letters each seat lost where
+    deals have losers, else the sides' points in a ``points`` match, else their deals won; a negative
+    value (a failed contract) turns the dashes between them into commas."""
+    if match.get("letters") is not None:
+        key, values = "m_letters", match["letters"]
+    elif str(match.get("rule", "")).startswith("points"):
+        key, values = "m_points", match.get("totals", ())
+    else:
+        key, values = "m_wins", match.get("wins", ())
+    return key, ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))
 
 
 def result_of(result: GameResult, names: Sequence[str], teams: Sequence[Sequence[int]], lang: str = "en",
