@@ -190,3 +190,16 @@ def test_a_season_finishes_from_the_tables_its_tournaments_kept(league: Path) ->
             assert sorted(stored, key=key) == sorted(folded, key=key)
             for t in season.tournaments:
                 assert kept(store.db, t) and kept_tables_agree(store, t)
+
+
+def test_the_league_toml_init_writes_holds_the_defaults_exactly() -> None:
+    """What ``tute league init`` writes is the defaults, to the last bit (a rounded ``version_sigma``
+    would give every league made with it another rating than the documented 25/6)."""
+    from dataclasses import replace
+
+    from leagues.league.config import parse_league, template
+
+    written = parse_league(template("club"), base=Path("/x"))
+    bare = parse_league('name = "club"\n[[variants]]\nname = "tute-2"\n', base=Path("/x"))
+    assert replace(written, text="") == replace(bare, text="")  # all but the file's own text
+    assert written.rating.version_sigma == 25 / 6

@@ -65,7 +65,7 @@ def league() -> None:
 @click.argument("directory", type=click.Path(file_okay=False))
 @click.option("--name", default=None, help="The league's name (default: the folder's name).")
 def init(directory: str, name: str | None) -> None:
-    """Make DIRECTORY a league: write its league.toml (every key at its default) and its store.
+    """Make DIRECTORY a league: write its league.toml (the usual keys at their defaults) and its store.
 
     \b
     Example:

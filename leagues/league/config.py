@@ -197,7 +197,8 @@ def _rating(c: Checker, data: dict[str, Any]) -> LeagueRating:
 
 
 def template(name: str) -> str:
-    """The league.toml ``tute league init`` writes: every key at its default, commented."""
+    """The league.toml ``tute league init`` writes: the keys a league usually sets, at their defaults,
+    commented (the rest, such as ``rounds`` or the rating's ``mu``, keep their defaults unwritten)."""
     return f'''# A tute-arena league: every key is described in docs/leagues.md.
 name = "{name}"
 seed = 0
@@ -218,7 +219,7 @@ require_reproducible = false
 
 [rating]
 tau = 1.0                   # added to a carried sigma for each season passed
-version_sigma = 4.1667      # added to the sigma a new version inherits from the old one
+version_sigma = 4.166666666666667  # 25/6: added to the sigma a new version inherits from the old one
 
 [[variants]]
 name = "tute-2"
