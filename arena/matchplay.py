@@ -132,11 +132,10 @@ class MatchScore:
         return self.reached or self.deals >= self.rule.max_deals
 
     def ranks(self) -> list[int]:
-        """Per seat, 0 best: by letters (fewest first) where deals have losers, by totals in a points
-        match, else by deals won; equal measures share a place."""
-        if self.rule.kind == "letters" or self.losers_scoring:
-            return competition_ranks([-x for x in self.letters])
-        keys = self.totals if self.rule.kind == "points" else self.wins
+        """Per seat, 0 best, by what decides the match (``decided_by``); equal measures share a place."""
+        measure, keys = decided_by(self.summary())
+        if measure == "letters":
+            return competition_ranks([-x for x in keys])
         side = competition_ranks(list(keys))
         out = [0] * len(self.letters)
         for t, team in enumerate(self.teams):
@@ -158,6 +157,17 @@ class MatchScore:
         """The match as one result (what a tournament stores and rates): per seat its points over the
         deals and its place in the match; ``match`` holds the count."""
         return GameResult(points=tuple(points), ranks=tuple(self.ranks()), reason="match", match=self.summary())
+
+
+def decided_by(summary: dict[str, Any]) -> tuple[str, list[int]]:
+    """What ranks a match, from its count (``MatchScore.summary``, a stored result's ``match``):
+    ``letters`` lost per seat (fewest first) where deals have losers, else per side its ``points`` in a
+    points match, or its deals won (``wins``)."""
+    if summary.get("letters") is not None:
+        return "letters", list(summary["letters"])
+    if str(summary.get("rule", "")).startswith("points:"):
+        return "points", list(summary.get("totals", ()))
+    return "wins", list(summary.get("wins", ()))
 
 
 class Letters:

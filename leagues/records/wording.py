@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from arena.cards import NO_SUIT, SUIT_NAMES_EN, SUIT_NAMES_ES, SUITS
+from arena.matchplay import decided_by
 from arena.result import GameResult
 
 LANGS = ("en", "es")
@@ -210,9 +211,11 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
         rest = w("forfeit_rest", win=win(), score=score)
         reason = PHRASES[w.lang].get(f.reason, f.reason)
         return w("forfeit", who=w.who(f.seat), reason=reason, detail=f.detail or "-", rest=rest)
-    if result.match is not None:
-        measure, values = _match_measure(result.match)
-        return w("match", deals=result.match.get("deals", "?"), measure=w(measure), score=values, win=win())
+    if result.match is not None:  # said by what decided it, not by the points over its deals
+        measure, values = decided_by(result.match)
+        listed = ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))  # a failed bid: -60
+        return w("match", deals=result.match.get("deals", "?"), measure=w("m_" + measure), score=listed,
+                 win=win())
     if result.reason == "tute" and result.tute:
         return w("by_tute", win=win(), face=w(FACE_OF_TUTE.get(result.tute["face"], "kings")),
                  by=w.who(result.tute["seat"]), score=score)
@@ -244,19 +247,6 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     if len(first) == 1 and len(set(side_points)) < len(side_points) and side_points.count(max(side_points)) > 1:
         return w("tie_last", win=win(), score=score)
     return w("on_points", win=win(), score=score)
-
-
-def _match_measure(match: dict[str, Any]) -> tuple[str, str]:
-    """What decided a match (``arena.matchplay.MatchScore.ranks``): the letters each seat lost where
-    deals have losers, else the sides' points in a ``points`` match, else their deals won; a negative
-    value (a failed contract) turns the dashes between them into commas."""
-    if match.get("letters") is not None:
-        key, values = "m_letters", match["letters"]
-    elif str(match.get("rule", "")).startswith("points"):
-        key, values = "m_points", match.get("totals", ())
-    else:
-        key, values = "m_wins", match.get("wins", ())
-    return key, ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))
 
 
 def result_of(result: GameResult, names: Sequence[str], teams: Sequence[Sequence[int]], lang: str = "en",
