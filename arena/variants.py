@@ -13,6 +13,9 @@ from typing import Any, Mapping
 from .actions import MAX_BID
 from .rules import Rules
 
+#: the largest integer a rule option may hold, either sign: every rule of the game counts far below
+#: it, and the points it feeds are stored as SQLite's 64-bit integers
+MAX_OPTION_INT = 1_000_000
 TUTE_MODES = ("any_won_trick", "first_team_trick", "disabled")
 CANTES_SCOPES = ("player", "team")
 #: where trump comes from: the dealer's last card (or the turned card), an auction, or the tricks (cabrón)
@@ -138,6 +141,10 @@ class Variant:
     description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # a typo's huge number would overflow the store's 64-bit integers
+            value = getattr(self, f.name)
+            if type(value) is int and abs(value) > MAX_OPTION_INT:
+                raise VariantError(f"{f.name}: {value} is out of range (-{MAX_OPTION_INT} to {MAX_OPTION_INT})")
         if not 2 <= self.players <= 6:
             raise VariantError(f"players: {self.players} is not supported (2 to 6)")
         if self.sit_out_from < 0:

@@ -103,7 +103,7 @@ def test_play_accepts_all_three_kinds() -> None:
     res = _tute("play", "tute-3", "bots.greedy:GreedyBot", "random", example, "-n", "10")
     assert res.returncode == 0, res.stderr
     res = _tute("play", "tute-2", "random", f"{sys.executable} {HOSTILE} illegal", "-n", "4")
-    assert res.returncode == 0
+    assert res.returncode == 3  # every deal forfeited
     rows = [line.split() for line in res.stdout.splitlines() if line.strip().startswith("1 ")]
     assert rows and rows[0][-1] == "4"  # 4 forfeits for the hostile seat
 

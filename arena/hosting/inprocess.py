@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
+from ..match import BotFailure
 from .spec import BotSpec
 
 log = logging.getLogger(__name__)
@@ -21,9 +22,10 @@ class InProcessHost:
         self.time_limit_ms = time_limit_ms
         self.name = name
         self.spec = spec
-        self.choose = bot.choose  # the hot path: no wrapper call
-        self._new_game = getattr(bot, "new_game", None)
-        self._game_over = getattr(bot, "game_over", None)
+        # the hot path: tute-arena's own bots are called bare; any other is guarded against sys.exit
+        self.choose = bot.choose if spec is not None and spec.trusted else _guarded(bot.choose, "choose")
+        self._new_game = _guarded(bot.new_game, "new_game") if hasattr(bot, "new_game") else None
+        self._game_over = _guarded(bot.game_over, "game_over") if hasattr(bot, "game_over") else None
 
     def new_game(self, info: dict[str, Any]) -> None:
         if self._new_game is not None:
@@ -41,7 +43,7 @@ class InProcessHost:
         if callable(closer):
             try:
                 closer()
-            except Exception:  # noqa: BLE001 - closing must never fail a run
+            except (Exception, SystemExit):  # noqa: BLE001 - closing must never fail (nor end) a run
                 log.exception("bot %s: close() raised", self.name)
 
     def describe(self) -> str:
@@ -53,3 +55,18 @@ class InProcessHost:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _guarded(method: Callable[..., Any], what: str) -> Callable[..., Any]:
+    """``method`` with a ``SystemExit`` it raises (a bot's ``sys.exit``) turned into a crash forfeit:
+    the referee forfeits a seat on an ``Exception``, and a ``SystemExit`` would otherwise end the whole
+    run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` is the
+    user's Ctrl-C and passes through."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return method(*args)
+        except SystemExit as exc:
+            raise BotFailure("crash", f"{what} raised {exc!r}") from None
+
+    return call

@@ -14,6 +14,7 @@ from arena import VARIANTS
 from arena.hosting import ISOLATIONS, TRUSTED_DISTRIBUTION, BotInfo, BotLoadError, installed_bots, load_class
 
 from leagues.tournament.compliance import check_bot, format_report
+from leagues.tournament.config import MAX_TIME_LIMIT_MS
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
@@ -94,7 +95,8 @@ def _plays_text(plays: dict[str, str] | None) -> str:
 @click.option("--params", default="{}", help="The bot's keyword parameters as a JSON object.")
 @click.option("--isolation", type=click.Choice(ISOLATIONS), default="auto", show_default=True,
               help="auto: built-in bots in-process, others in a subprocess.")
-@click.option("--time-limit", "time_limit_ms", default=1000, show_default=True, type=click.IntRange(1),
+@click.option("--time-limit", "time_limit_ms", default=1000, show_default=True,
+              type=click.IntRange(1, MAX_TIME_LIMIT_MS),
               help="Per-move limit in ms (isolated bots).")
 @click.option("--memory", "memory_mb", default=1024, show_default=True, type=click.IntRange(16),
               help="Memory limit in MB (isolated bots).")

@@ -15,13 +15,16 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
+from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
 from leagues.cli.style import redraw
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
 from leagues.league.store import LeagueStoreError
 from leagues.tournament.compliance import format_report
+from leagues.tournament.forfeits import ForfeitWatch
+from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.runner import Interrupted, RunError
-from leagues.tournament.store import StoreError
+from leagues.tournament.store import Store, StoreError
 
 FORMATS = ("plain", "github", "json", "csv")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -142,10 +145,6 @@ def withdraw(name: str, league_path: str) -> None:
     click.echo(f"{name}: withdrawn (submit it again with --update to re-enter)")
 
 
-def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
-
-
 @league.command()
 @_league_option
 @click.option("--workers", "-j", type=click.IntRange(1), default=None,
@@ -164,7 +163,7 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
       tute league season -l club --workers 2
     """
     with _open(league_path) as lg:
-        old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
         try:
             done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster)
         except (LeagueError, LeagueStoreError, RunError, StoreError) as exc:
@@ -180,8 +179,24 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
         secs = sum(s.seconds for s in summaries)
         click.echo(f"{lg.cfg.name}: season {done.season} finished: {played} games played ({skipped} already "
                    f"stored) in {secs:.1f} s; store {lg.cfg.store}", err=True)
-        _print_standings(lg, standings(lg.db, lg.cfg), "plain", f"{lg.cfg.name}: standings after season "
-                                                                 f"{done.season}")
+        try:
+            table = standings(lg.db, lg.cfg)
+        except LeagueStoreError as exc:
+            _fail(str(exc))
+        watch = _season_forfeits(lg, done.tournaments)
+        _print_standings(lg, table, "plain", f"{lg.cfg.name}: standings after season {done.season}",
+                         forfeits={name: e.forfeits for name, e in watch.entrants.items()})
+        say_forfeits(watch)  # as tute run says them: the summary, then exit 3 if one forfeited every deal
+        exit_if_all_forfeited(watch, "the season's table", lg.cfg.log)
+
+
+def _season_forfeits(lg: League, tournaments: Sequence[str]) -> ForfeitWatch:
+    """Every forfeit of the season's division tournaments, as ``tute run`` counts a tournament's."""
+    watch = ForfeitWatch()
+    with Store(lg.cfg.store) as store:
+        for t in tournaments:  # divisions have distinct entrants
+            watch.entrants.update(forfeit_watch(store, t).entrants)
+    return watch
 
 
 def _signed(x: float | None) -> str:
@@ -189,7 +204,8 @@ def _signed(x: float | None) -> str:
 
 
 def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str,
-                     season_only: bool = False) -> None:
+                     season_only: bool = False, forfeits: dict[str, int] | None = None) -> None:
+    """``forfeits``: the season just played's, per entrant, shown in a column (after ``season``)."""
     if fmt == "json":
         click.echo(json.dumps({"title": title, "standings": [asdict(s) for s in table]}, indent=2))
         return
@@ -198,7 +214,7 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
     show_div = lg.cfg.divisions > 1 or any((s.division or 1) > 1 for s in table)
     headers = ["rank", "entrant", "version"] + (["division", "next"] if show_div else []) + \
         ["rating", "change", "mu", "sigma"] + (labels if show_variants else []) + \
-        ["games", "W-D-L", "form"]
+        ["games", "W-D-L", "form"] + (["forfeits"] if forfeits is not None else [])
     rows = []
     for s in table:
         name = s.entrant + ("" if s.active else " (withdrawn)") + ("" if s.played else " *")
@@ -209,6 +225,8 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
         if show_variants:
             row += [f"{s.variants[x]:.2f}" if x in s.variants else "" for x in labels]
         row += [s.games, f"{s.wins}-{s.draws}-{s.losses}", " ".join(map(str, s.form))]
+        if forfeits is not None:
+            row.append(forfeits.get(s.entrant, 0))
         rows.append(row)
     if fmt == "csv":
         import csv
@@ -227,7 +245,8 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
         click.echo("* not played yet: the rating it starts its first season from")
     games = "the season's" if season_only else "the current version's, all seasons"
     click.echo(f"rating = mu - {lg.cfg.rating.k:g} sigma, over all variants; games, W-D-L: {games}; "
-               f"form = place in its division in each of its last seasons, oldest first")
+               f"form = place in its division in each of its last seasons, oldest first"
+               + ("; forfeits: deals forfeited in this season" if forfeits is not None else ""))
 
 
 def _move(s: Standing) -> str:
@@ -252,11 +271,14 @@ def standings_cmd(league_path: str, as_of: int | None, include_withdrawn: bool, 
       tute league standings -l club --season 2 --format json
     """
     with _open(league_path) as lg:
-        finished = [s.season for s in lg.db.seasons() if s.finished is not None]
-        if as_of is not None and as_of not in finished:
-            _fail(f"--season {as_of}: not a finished season of {lg.cfg.name!r} "
-                  f"(finished: {', '.join(map(str, finished)) or 'none'})")
-        table = standings(lg.db, lg.cfg, as_of=as_of, include_withdrawn=include_withdrawn)
+        try:
+            finished = [s.season for s in lg.db.seasons() if s.finished is not None]
+            if as_of is not None and as_of not in finished:
+                _fail(f"--season {as_of}: not a finished season of {lg.cfg.name!r} "
+                      f"(finished: {', '.join(map(str, finished)) or 'none'})")
+            table = standings(lg.db, lg.cfg, as_of=as_of, include_withdrawn=include_withdrawn)
+        except LeagueStoreError as exc:  # a damaged store: its one line, not a traceback
+            _fail(str(exc))
         upto = as_of if as_of is not None else (max(finished) if finished else 0)
         title = f"{lg.cfg.name}: standings after season {upto}" if upto else \
             f"{lg.cfg.name}: standings before the first season"
@@ -278,10 +300,10 @@ def history_cmd(name: str, league_path: str, fmt: str) -> None:
     with _open(league_path) as lg:
         try:
             ent = lg.entrant(name)
+            versions = lg.db.versions(name)
+            rows = history(lg.db, lg.cfg, name)
         except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
-        versions = lg.db.versions(name)
-        rows = history(lg.db, lg.cfg, name)
     if fmt == "json":
         click.echo(json.dumps({"entrant": asdict(ent), "versions": [asdict(v) for v in versions],
                                "seasons": [asdict(r) for r in rows]}, indent=2))
@@ -334,7 +356,7 @@ def report(league_path: str, out: str, replays: int) -> None:
             index = write_report(lg, out, replays=replays)
         except OSError as exc:
             _fail(f"{out}: cannot write the report: {exc.strerror or exc}")
-        except (LeagueError, StoreError) as exc:
+        except (LeagueError, LeagueStoreError, StoreError) as exc:
             _fail(str(exc))
     click.echo(f"wrote {index}")
 

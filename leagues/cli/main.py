@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -21,8 +22,10 @@ from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
 
+from leagues.cli.exits import exit_if_all_forfeited, sigterm_as_interrupt
 from leagues.cli.style import CHOICES, redraw
-from leagues.tournament.forfeits import first_line
+from leagues.tournament.config import MAX_TIME_LIMIT_MS
+from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 
 
@@ -129,7 +132,8 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
               help="A bot's parameters as a JSON object, once per bot in the order of BOTS ('{}' for none).")
 @click.option("--isolation", type=click.Choice(["auto", "inprocess", "subprocess"]), default="auto",
               show_default=True, help="auto: tute-arena's own bots in-process, other Python bots in a subprocess.")
-@click.option("--time-limit", "time_limit_ms", default=1000, show_default=True, type=click.IntRange(1),
+@click.option("--time-limit", "time_limit_ms", default=1000, show_default=True,
+              type=click.IntRange(1, MAX_TIME_LIMIT_MS),
               help="Per-move limit in ms for isolated bots and commands.")
 @click.option("--match", "match_text", metavar="RULE",
               help="Play GAMES matches instead of deals: first_to:K, points:T, letters[:L] or deals:N "
@@ -146,8 +150,9 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     Each of BOTS is an entry point name (see `tute bots list`), module:Class, or an external command
     speaking the JSON-lines protocol (docs/protocol.md): quote it; a string containing a space or
     starting with ./ or / is a command. For a pairs variant two bots make the two sides. Forfeits are
-    listed by reason with the first detail; Ctrl-C stops and prints the summary of the games finished
-    (exit 130).
+    listed by reason with the first detail; Ctrl-C (or SIGTERM) stops and prints the summary of the
+    games finished (exit 130). Exit 3 when a bot forfeited every deal (as tute run), 2 on bad input or
+    when a worker process died.
 
     \b
     Example:
@@ -171,7 +176,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     seat_params = _seat_players(variant, v.players, v.pairs, tuple(json.dumps(p) for p in bot_params))
     lineup = Lineup(tuple(specs), tuple(json.loads(p) for p in seat_params), isolation, time_limit_ms)
     names = [f"{spec}" for spec in specs]
-    log_file = Path(log_path) if log_path else (Path(records).with_suffix(".log") if records else Path("tute-play.log"))
+    log_file = _play_log(records, log_path)
     handler = _bot_log(log_file)
     try:
         try:  # a bot that cannot start is the user's error, not a forfeit per deal
@@ -187,11 +192,20 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             except OSError as exc:
                 raise UserError(f"{records}: {exc.strerror}") from None
         progress = _progress(games, "matches" if rule else "deals")
+        old_term = signal.signal(signal.SIGTERM, sigterm_as_interrupt)  # as run does: a summary, exit 130
         try:
+            watch = ForfeitWatch()  # as run counts them: to exit 3 when a bot forfeited every deal
+
+            def on_record(rec: Any) -> None:
+                f = rec.result.forfeit
+                watch.add_game(names, 1, [(f.seat, f.reason, f.detail, rec.id)] if f else [])
+                if out:
+                    out.write(rec.dumps() + "\n")
+
             tally = play_run(v, variant, lineup, names, games, seed, rule=rule, workers=workers,
-                             on_record=(lambda rec: out.write(rec.dumps() + "\n")) if out else None,
-                             on_progress=progress)
+                             on_record=on_record, on_progress=progress)
         finally:
+            signal.signal(signal.SIGTERM, old_term)
             if out:
                 out.close()
             if progress is not None:
@@ -200,9 +214,13 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
         logging.getLogger("arena.hosting").removeHandler(handler)
         handler.close()
     _print_play(v, variant, names, tally, games, seed, rule, records, log_file)
+    if tally.failure:
+        click.echo(f"tute: error: {tally.failure}; the summary above counts the games finished", err=True)
+        sys.exit(2)
     if tally.interrupted:
         click.echo("tute: interrupted: the summary above counts the games finished", err=True)
         sys.exit(130)
+    exit_if_all_forfeited(watch, "the summary", log_file)
 
 
 def _parse_params(params: Sequence[str], bots: int) -> list[dict[str, Any]]:
@@ -222,6 +240,28 @@ def json_object(text: str, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UserError(f"{what}: expected a JSON object")
     return value
+
+
+def _play_log(records: str | None, log_path: str | None) -> Path:
+    """The bots' log of ``play``: ``--log``, else beside ``--records`` (its name with .log; with .bots.log
+    when the records' own name ends in .log), else ./tute-play.log. The records file is checked first,
+    so that its error names --records; a log that is the records file is refused: its lines would make
+    the records unreadable."""
+    if records is None:
+        return Path(log_path or "tute-play.log")
+    out = Path(records)
+    folder = out.parent
+    if not folder.is_dir():
+        raise UserError(f"--records {records}: {folder} is {'not a folder' if folder.exists() else 'no such folder'}")
+    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise UserError(f"--records {records}: not a file that can be written")
+    if log_path is None:
+        log = out.with_suffix(".log")
+        return log if log != out else out.with_suffix(".bots.log")
+    if Path(log_path).resolve() == out.resolve():
+        raise UserError(f"--log {log_path}: the same file as --records; name another (the log's lines would "
+                        "make the records unreadable)")
+    return Path(log_path)
 
 
 def _bot_log(path: Path) -> logging.Handler:
@@ -263,7 +303,7 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
                 rule: MatchRule | None, records: str | None, log_file: Path) -> None:
     """One row per side (a pairs side is its two seats), columns named by what they count."""
     played = tally.matches if rule else tally.deals
-    done = f"{played} of {games}" if tally.interrupted else f"{played}"
+    done = f"{played} of {games}" if tally.interrupted or tally.failure else f"{played}"
     if rule is None:
         click.echo(f"{variant}: {done} deals, seed {seed}")
     else:

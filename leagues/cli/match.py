@@ -17,7 +17,9 @@ from typing import Any
 import click
 
 from arena.hosting import is_command
+from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
 from leagues.tournament.config import ConfigError, parse_config
+from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
 from leagues.tournament.sprt import H0, H1
@@ -75,8 +77,8 @@ def register(cli: click.Group) -> None:
         rotation) until the SPRT decides or --max-blocks, with Elo, normalized Elo and LOS.
 
         Exit status: 0 H1 accepted (B is better by ELO1), 1 H0 accepted (not better than ELO0), 3
-        inconclusive at --max-blocks, 0 without --sprt; 2 bad input; 130 interrupted (run the same
-        command again to resume).
+        inconclusive at --max-blocks; without --sprt 0, or 3 when a bot forfeited every deal (as tute
+        run); 2 bad input; 130 interrupted (run the same command again to resume).
 
         \b
         Example:
@@ -109,7 +111,7 @@ def register(cli: click.Group) -> None:
             cfg = parse_config(data, source="tute match", base=Path.cwd())
         except ConfigError as exc:
             raise UserError(_options_words(str(exc))) from None
-        old = signal.signal(signal.SIGTERM, _interrupt)
+        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
         try:
             run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:
@@ -121,15 +123,15 @@ def register(cli: click.Group) -> None:
             signal.signal(signal.SIGTERM, old)
         with Store(cfg.store) as store:
             monitor = monitor_of_store(cfg, store.games(cfg.name))
+            watch = forfeit_watch(store, cfg.name)
         for line in summary_lines(cfg, monitor):
             click.echo(line)
-        if cfg.sprt is not None:
+        say_forfeits(watch)
+        if cfg.sprt is None:  # with an SPRT, the exit status is its verdict (docs/match.md)
+            exit_if_all_forfeited(watch, "the match", cfg.log)
+        else:
             verdict = monitor.states[0].verdict
             sys.exit(EXIT_H1 if verdict == H1 else EXIT_H0 if verdict == H0 else EXIT_INCONCLUSIVE)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def _options_words(message: str) -> str:

@@ -3,25 +3,31 @@ recorded games."""
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from pathlib import Path
-from typing import Iterator, NoReturn
+from typing import Any, Callable, Iterator, NoReturn, ParamSpec
 
 import click
 from tabulate import tabulate
 
 from arena import GameRecord, ReplayError, replay as verify_record
+from arena.matchplay import MatchRecord
 
 from leagues.cli.style import colour as use_colour
 from leagues.records.archive import (ArchiveError, ImportResult, export, import_records, is_header, open_text,
-                                     parse_line, read_lines, verify)
+                                     parse_line, read_lines, replayed, verify)
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
 from leagues.records.wording import result_of
-from leagues.tournament.leaderboard import kept_tables_agree, stored_setup
+from leagues.tournament.leaderboard import kept_tables_agree, pick_tournament, stored_setup
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.tally import kept
+
+
+P = ParamSpec("P")
 
 
 class RecordsError(click.ClickException):
@@ -32,8 +38,9 @@ def fail(message: str) -> NoReturn:
     raise RecordsError(message)
 
 
-def read_jsonl(path: str) -> Iterator[tuple[int, GameRecord]]:
-    """(line number, record) for each record line of a JSON-lines file; a bad line is an error naming it."""
+def read_jsonl(path: str) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed JSON) for each record line of a JSON-lines file (headers skipped); a line
+    that is not JSON is an error naming it."""
     try:
         fh = open_text(path)
     except OSError as exc:
@@ -45,18 +52,28 @@ def read_jsonl(path: str) -> Iterator[tuple[int, GameRecord]]:
                     continue
                 try:
                     data = parse_line(line)
-                    if is_header(data):
-                        continue
-                    yield lineno, GameRecord.from_json(data)
                 except ValueError as exc:
                     fail(f"{path}:{lineno}: not a game record: {exc}")
+                if not is_header(data):
+                    yield lineno, data
         except ArchiveError as exc:
             fail(exc.problems[0])
 
 
 def record_from_file(path: str, index: int) -> GameRecord:
-    for k, (_, rec) in enumerate(read_jsonl(path)):
+    """Record ``index`` of a file, checked as ``tute import`` checks a line (it reads and replays), so
+    a record import refuses is refused here too, by one line naming the file and line."""
+    for k, (lineno, data) in enumerate(read_jsonl(path)):
         if k == index:
+            try:
+                rec = replayed(data)
+            except ReplayError as exc:
+                fail(f"{path}:{lineno}: the record is not true to the rules: {exc}")
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                fail(f"{path}:{lineno}: not a game record: {exc!r}"[:400])
+            if isinstance(rec, MatchRecord):
+                fail(f"{path}:{lineno}: a match of {len(rec.deals)} deals, not a game record (import it and "
+                     f"replay its deals by id: ID/d0, ID/d1, ...)")
             return rec
     fail(f"{path}: no record at --index {index}")
 
@@ -81,6 +98,18 @@ def report_damaged(store: Store) -> None:
     """Name every stored game whose row could not be read (and was left out), one line each."""
     for gid, why in sorted(store.damaged.items()):
         click.echo(f"warning: game {gid}: its stored row cannot be read and is left out ({why})", err=True)
+
+
+def store_errors(command: Callable[P, None]) -> Callable[P, None]:
+    """A command's StoreError (a damaged store found by whichever read meets it first: a config, an
+    entrant's row, a kept table, a record) becomes its one-line error with exit status 2."""
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+        except StoreError as exc:
+            fail(str(exc))
+    return run
 
 
 def open_store(store_path: str | None, must_exist: bool = True) -> Store:
@@ -109,7 +138,10 @@ def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, 
     try:
         verify_record(rec)  # a replay shows only what the referee confirms
         if html_out:
-            Path(html_out).write_text(replay_page(rec, seat, lang), encoding="utf-8")
+            try:
+                Path(html_out).write_text(replay_page(rec, seat, lang), encoding="utf-8")
+            except OSError as exc:
+                fail(f"--html {html_out}: {exc.strerror or exc}")
             click.echo(f"wrote {html_out}")
             return
         colour = use_colour(sys.stdout)
@@ -118,6 +150,25 @@ def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, 
         print_replay(rec, seat, lang, long_names, colour, lambda text: click.echo(text, color=colour), pause)
     except ReplayError as exc:
         fail(f"game {rec.id}: the record is not true to the rules: {exc}")
+
+
+def export_to_file(store: Store, out: str, tournament: str | None) -> int:
+    """Export into ``out`` through a file beside it, renamed over ``out`` only once complete: an export
+    that fails half-way (a damaged store, a full disk) leaves an earlier file of that name whole. A
+    target that is not a regular file (a pipe, /dev/stdout) is written directly, never replaced."""
+    target = Path(os.path.realpath(out))
+    if target.exists() and not target.is_file():
+        with open_text(out, "wt") as fh:
+            return export(store, fh, tournament)
+    part = target.with_name(f".{target.name}.{os.getpid()}.part" + (".gz" if out.endswith(".gz") else ""))
+    try:
+        with open_text(part, "xt") as fh:
+            n = export(store, fh, tournament)
+        os.replace(part, target)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return n
 
 
 STORE_HELP = "The results store (default: the one ./tournament.toml names)."
@@ -131,6 +182,7 @@ def register(cli: click.Group) -> None:
     @click.option("--forfeits", is_flag=True, help="Only games that ended by a forfeit.")
     @click.option("--limit", "-n", type=click.IntRange(0), default=50, show_default=True, help="0: all.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    @store_errors
     def games(tournament: str | None, entrant: str | None, variant: str | None, forfeits: bool, limit: int,
               store_path: str | None) -> None:
         """List stored games, one line each: id, variant, seats, points, and what happened in words.
@@ -167,6 +219,7 @@ def register(cli: click.Group) -> None:
     @click.option("--step", is_flag=True, help="Wait for Enter after each trick (q and Enter, or Ctrl-D, stops).")
     @click.option("--html", "html_out", type=click.Path(dir_okay=False), help="Write a self-contained HTML replay.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    @store_errors
     def replay(game_id: str | None, file_: str | None, index: int, seat: int | None, lang: str, long_names: bool,
                step: bool, html_out: str | None, store_path: str | None) -> None:
         """Replay a game trick by trick: the deal, every card, cante, exchange, draw and the result.
@@ -192,6 +245,7 @@ def register(cli: click.Group) -> None:
     @cli.command(name="verify")
     @click.option("--tournament", "-t", help="Only this tournament.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    @store_errors
     def verify_cmd(tournament: str | None, store_path: str | None) -> None:
         """Re-run every stored record through the referee; exit 1 if any does not match.
 
@@ -201,6 +255,11 @@ def register(cli: click.Group) -> None:
         """
         bad = total = 0
         with open_store(store_path) as store:
+            if tournament is not None:
+                try:  # "verified 0 games" of a name never stored would pass for a clean check
+                    pick_tournament(store, tournament)
+                except StoreError as exc:
+                    fail(str(exc))
             for game_id, problem in verify(store, tournament):
                 total += 1
                 if problem:
@@ -220,6 +279,7 @@ def register(cli: click.Group) -> None:
     @click.option("--tournament", "-t", help="Only this tournament (default: all).")
     @click.option("--out", "-o", type=click.Path(dir_okay=False), help="File to write (.gz: gzip); default stdout.")
     @click.option("--store", "store_path", type=click.Path(dir_okay=False), help=STORE_HELP)
+    @store_errors
     def export_cmd(tournament: str | None, out: str | None, store_path: str | None) -> None:
         """Write stored games as JSON lines (a header line per tournament, then its records).
 
@@ -228,10 +288,14 @@ def register(cli: click.Group) -> None:
           tute export --tournament builtin --out builtin.jsonl.gz
         """
         with open_store(store_path) as store:
+            if tournament is not None:
+                try:  # before the file is touched: a name that is not stored leaves --out as it was
+                    pick_tournament(store, tournament)
+                except StoreError as exc:
+                    fail(str(exc))
             try:
                 if out:
-                    with open_text(out, "wt") as fh:
-                        n = export(store, fh, tournament)
+                    n = export_to_file(store, out, tournament)
                     click.echo(f"wrote {n} lines to {out}", err=True)
                 else:
                     export(store, sys.stdout, tournament)
@@ -250,6 +314,7 @@ def register(cli: click.Group) -> None:
     @click.option("--skip-existing", is_flag=True,
                   help="Skip games already stored with the same record (a different record under the same id "
                        "is still an error).")
+    @store_errors
     def import_cmd(file: str, tournament: str | None, store_path: str | None, skip_existing: bool) -> None:
         """Import games from JSON lines (from `tute export` or `tute play --records`) into a store.
 

@@ -6,12 +6,14 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 
+from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
 from leagues.cli.records import report_damaged
-from leagues.tournament.config import MATCH_FORMATS, ConfigError, TournamentConfig, load_config, parse_config
+from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
+                                       max_workers, parse_config)
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, pick_tournament, render_all,
                                             tournament_status)
@@ -23,10 +25,6 @@ def _user_error(message: str) -> NoReturn:
     from leagues.cli.main import UserError  # imported here: leagues.cli.main imports this module while it loads
 
     raise UserError(message)
-
-
-def _sigterm_as_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt
 
 
 def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str | None = None,
@@ -81,8 +79,9 @@ def register(cli: click.Group) -> None:
     @cli.command()
     @click.argument("tournament_toml", default="tournament.toml", required=False,
                     type=click.Path(dir_okay=False))
-    @click.option("--workers", "-j", type=click.IntRange(1), default=None,
-                  help="Worker processes (default: the config's workers, else one per CPU).")
+    @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=None,
+                  help="Worker processes (default: the config's workers, else one per CPU; at most "
+                       f"{WORKERS_PER_CPU} per CPU, as the config's).")
     @click.option("--new", "--restart", "new", is_flag=True,
                   help="Delete this tournament's stored games and start it again (asks first; --yes).")
     @click.option("--yes", "-y", is_flag=True, help="With --new: delete without asking (needed off a terminal).")
@@ -115,7 +114,7 @@ def register(cli: click.Group) -> None:
             _user_error(str(exc))
         if new:
             _confirm_new(cfg.name, cfg.store, yes)
-        old = signal.signal(signal.SIGTERM, _sigterm_as_interrupt)
+        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:
@@ -131,19 +130,14 @@ def register(cli: click.Group) -> None:
             click.echo(f"{cfg.name}: {summary.played} games played ({summary.skipped} already stored) in "
                        f"{summary.seconds:.1f} s, {summary.rate:.0f} games/s; store {cfg.store}, log {cfg.log}",
                        err=True)
-        with Store(cfg.store) as store:
-            print_tables(store, cfg.name, matrix=matrix)
-            watch = forfeit_watch(store, cfg.name)
-        lines = watch.summary_lines()
-        if lines:
-            click.echo("forfeits:", err=True)
-            for line in lines:
-                click.echo(f"  {line}", err=True)
-        dead = watch.all_forfeited()
-        if dead:
-            click.echo(f"tute: error: {', '.join(dead)} forfeited every deal: the table means nothing "
-                       f"(details in {cfg.log})", err=True)
-            sys.exit(3)
+        try:
+            with Store(cfg.store) as store:
+                print_tables(store, cfg.name, matrix=matrix)
+                watch = forfeit_watch(store, cfg.name)
+        except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
+            _user_error(str(exc))
+        say_forfeits(watch)
+        exit_if_all_forfeited(watch, "the table", cfg.log)
 
     @cli.command()
     @click.option("--tournament", "-t", default=None, help="Tournament name (default: the latest stored).")

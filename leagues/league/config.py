@@ -21,7 +21,7 @@ from arena import derive_seed
 
 from leagues.tournament.checks import Checker, ConfigError
 from leagues.tournament.config import FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
-    parse_variants
+    MAX_DEALS, MAX_TIME_LIMIT_MS, check_sensible, max_workers, parse_variants
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -159,6 +159,10 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None)
                      ("divisions", 1), ("promote", 0)):
         if ints[key] < low:
             raise c.fail(key, f"must be at least {low}, not {ints[key]}")
+    # a season is a tournament: the same ceilings as tournament.toml's
+    for key, high in (("deals", MAX_DEALS), ("workers", max_workers()), ("time_limit_ms", MAX_TIME_LIMIT_MS)):
+        if ints[key] > high:
+            raise c.fail(key, f"must be at most {high}, not {ints[key]}")
     if rounds is not None and rounds < 1:
         raise c.fail("rounds", f"must be at least 1, not {rounds}")
     store = base / c.get(data, "", "store", str, "league.sqlite")
@@ -185,6 +189,8 @@ def _rating(c: Checker, data: dict[str, Any]) -> LeagueRating:
               for key in ("mu", "sigma", "beta", "tau", "version_sigma", "k")}
     draw = c.get(raw, "rating", "draw_probability", num, None)
     r = LeagueRating(**values, draw_probability=None if draw is None else float(draw))
+    for key, value in values.items():  # the bounds of tournament.toml's [rating]: nan or 1e308 crash a season
+        check_sensible(c, f"rating.{key}", value)
     for key in ("sigma", "beta"):
         if getattr(r, key) <= 0:
             raise c.fail(f"rating.{key}", "must be positive")

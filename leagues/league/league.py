@@ -4,8 +4,10 @@ Everything is kept in the league's one SQLite store: its own tables (league_stor
 season, one ordinary tournament per division, played by ``run_tournament`` (so a season resumes,
 forfeits and logs exactly as a tournament does). A season is three steps, each safe to repeat:
 
-1. start: the field (each active entrant's latest version), divisions and league.toml's text are
-   written in one transaction;
+1. start: once every entrant of the field (each active entrant's latest version) has started, the
+   field, divisions and league.toml's text are written in one transaction (a season with no game
+   played yet is planned again at the next call, so a failure before the first game never locks the
+   league);
 2. play: each division's tournament runs (or resumes, skipping stored games);
 3. finish: ratings, places and next divisions are folded from the stored games and written, with the
    season's end, in one transaction.
@@ -33,7 +35,8 @@ from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_lea
 from leagues.league.rating import Priors, places, plan_divisions, rating_rows, season_priors, standings
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
 from leagues.league.plugin_hash import PluginFiles, plugin_files
-from leagues.tournament.runner import RunSummary, run_tournament
+from leagues.tournament.cluster import ClusterError, reach
+from leagues.tournament.runner import RunSummary, run_tournament, start_problem
 from leagues.tournament.store import Store
 
 
@@ -190,8 +193,18 @@ class League:
     def play_season(self, *, workers: int | None = None, quiet: bool = False, stream: TextIO | None = None,
                     cluster: str | None = None) -> tuple[Season, list[RunSummary]]:
         """Play the next season, or finish the one under way. Raises LeagueError before anything is
-        stored if the season cannot start; runner.Interrupted on Ctrl-C (run again to resume)."""
-        season = self.open_season() or self._start_season()
+        stored if the season cannot start; runner.Interrupted on Ctrl-C (run again to resume).
+
+        A season stored as started but with no game played yet (it failed before its first game: a bot
+        that stopped starting, a bad rating in its league.toml, a cluster out of reach) is planned again
+        from the league as it is now, so a withdrawal, a new version or a fixed league.toml takes effect
+        and such a failure cannot lock the league; nothing of it is lost, as it has no games."""
+        season = self.open_season()
+        replan = season is not None and not self._has_games(season)
+        if cluster is not None:
+            self._reach_cluster(cluster)
+        if season is None or replan:
+            season = self._start_season(replacing=season.season if season is not None else None)
         cfg = self.season_config(season)
         entries = self.db.season_entrants(season.season)
         by_division: dict[int, list[EntrantConfig]] = {}
@@ -207,9 +220,44 @@ class League:
             mine = {e.name for e in by_division[d]}
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
-            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster))
+            if not replan and not self._finished(tcfg.name):  # a new season's field was checked before it was stored
+                self._check_start(season.season, cfg, by_division[d], started=True)
+            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
+                                            new=replan))
         self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
+
+    def _has_games(self, season: Season) -> bool:
+        """Whether any game (or bye) of the season is stored: only then is its plan kept as it is."""
+        with Store(self.cfg.store) as store:
+            return any(store.count_games(t) or store.byes(t) for t in season.tournaments)
+
+    def _finished(self, tournament: str) -> bool:
+        with Store(self.cfg.store) as store:
+            row = store.tournament(tournament)
+        return row is not None and row.finished is not None
+
+    @staticmethod
+    def _check_start(number: int, cfg: LeagueConfig, entrants: list[EntrantConfig], *, started: bool) -> None:
+        """Start every entrant once, as the runner's preflight does, but say which entrant fails and
+        what to do (the runner would blame the season's league.toml)."""
+        problems = [p for e in entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
+        if not problems:
+            return
+        names = [e.name for e in entrants if any(p.startswith(f"entrant {e.name!r} ") for p in problems)]
+        if started:
+            raise LeagueError(f"season {number} cannot go on: {'; '.join(problems)} (it has played games of this "
+                              f"season, so it must start again to finish it: restore what it needs to run)")
+        raise LeagueError(f"season {number} not started: {'; '.join(problems)}; make it start, or take it out "
+                          f"with tute league withdraw {' '.join(names) or 'NAME'} (nothing stored)")
+
+    def _reach_cluster(self, address: str) -> None:
+        """A scheduler out of reach refuses the season before it is stored (``local:N`` has nothing to
+        reach: the runner starts it)."""
+        try:
+            reach(address)
+        except ClusterError as exc:
+            raise LeagueError(f"{exc}; nothing stored") from None
 
     def season_config(self, season: Season) -> LeagueConfig:
         """The config the season started with; where the store and log are and how many workers play
@@ -217,13 +265,16 @@ class League:
         try:
             snap = parse_league(season.config, source=f"{self.cfg.store}: season {season.season}'s league.toml",
                                 base=self.cfg.store.parent)
-        except ConfigError as exc:
-            raise LeagueError(str(exc)) from None
+        except ConfigError as exc:  # a copy stored before league.toml's checks were as strict as now
+            raise LeagueError(f"{exc} (the copy of league.toml season {season.season} started with, checked "
+                              f"again; its stored games are kept, but it cannot be finished with this copy)") from None
         return replace(snap, store=self.cfg.store, log=self.cfg.log, workers=self.cfg.workers)
 
-    def _start_season(self) -> Season:
+    def _start_season(self, replacing: int | None = None) -> Season:
+        """Plan the next season (or plan again ``replacing``, one with no game played) and store it,
+        once every entrant of its field has started."""
         cfg = self.cfg
-        number = max((s.season for s in self.db.seasons()), default=0) + 1
+        number = replacing or max((s.season for s in self.db.seasons()), default=0) + 1
         field_: list[Version] = []
         for ent in self.db.entrants():
             if not ent.active:
@@ -237,15 +288,19 @@ class League:
             need = max(2, cfg.min_field)
             raise LeagueError(f"season {number} needs at least {need} active entrants "
                               f"({', '.join(cfg.labels)}), the league has {len(field_)} (tute league submit)")
+        self._check_start(number, cfg, [EntrantConfig(v.entrant, v.bot, dict(v.params), v.isolation)
+                                        for v in field_], started=False)
         previous: dict[str, SeasonEntrant] = {}
         for e in self.db.season_entrants():
-            previous[e.entrant] = e
+            if e.season != replacing:
+                previous[e.entrant] = e
         now = {s.entrant: s.rating for s in standings(self.db, cfg)}
         divisions = plan_divisions(cfg, [v.entrant for v in field_], previous, now)
         n_div = max(divisions.values())
         tournaments = [cfg.tournament_name(number, d, n_div) for d in range(1, n_div + 1)]
         self.db.start_season(number, cfg.text, tournaments,
-                             [SeasonEntrant(number, v.entrant, v.version, divisions[v.entrant]) for v in field_])
+                             [SeasonEntrant(number, v.entrant, v.version, divisions[v.entrant]) for v in field_],
+                             replacing=replacing is not None)
         return next(s for s in self.db.seasons() if s.season == number)
 
     def _same_files(self, v: Version) -> None:

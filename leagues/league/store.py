@@ -11,6 +11,7 @@ none; the games in between are the runner's, journalled one by one.
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,7 +206,7 @@ class LeagueStore:
         if entrant is not None:
             sql += " WHERE entrant = ?"
             args = (entrant,)
-        return [_version(r) for r in self.db.execute(sql + " ORDER BY submitted, entrant, version", args)]
+        return [self._version(r) for r in self.db.execute(sql + " ORDER BY submitted, entrant, version", args)]
 
     def latest(self, entrant: str) -> Version | None:
         found = self.versions(entrant)
@@ -240,7 +241,8 @@ class LeagueStore:
     def seasons(self) -> list[Season]:
         rows = self.db.execute("SELECT season, config, tournaments, started, finished FROM league_seasons "
                                "ORDER BY season")
-        return [Season(r[0], r[1], tuple(json.loads(r[2])), r[3], r[4]) for r in rows]
+        return [Season(r[0], r[1], tuple(self._json(r[2], list, "league_seasons", f"season {r[0]}", "tournaments")),
+                       r[3], r[4]) for r in rows]
 
     def season_entrants(self, season: int | None = None) -> list[SeasonEntrant]:
         sql = "SELECT season, entrant, version, division, place, next_division FROM league_season_entrants"
@@ -251,8 +253,13 @@ class LeagueStore:
         return [SeasonEntrant(*r) for r in self.db.execute(sql + " ORDER BY season, division, entrant", args)]
 
     def start_season(self, season: int, config: str, tournaments: Sequence[str],
-                     entrants: Iterable[SeasonEntrant]) -> None:
+                     entrants: Iterable[SeasonEntrant], *, replacing: bool = False) -> None:
+        """A season's start, in one transaction; ``replacing`` plans again a season that has no game
+        played (its rows are replaced, so a failed start never locks the league)."""
         with self._tx():
+            if replacing:
+                self.db.execute("DELETE FROM league_season_entrants WHERE season = ?", (season,))
+                self.db.execute("DELETE FROM league_seasons WHERE season = ? AND finished IS NULL", (season,))
             self.db.execute("INSERT INTO league_seasons (season, config, tournaments, started) VALUES (?, ?, ?, ?)",
                             (season, config, json.dumps(list(tournaments)), time.time()))
             self.db.executemany(
@@ -281,12 +288,49 @@ class LeagueStore:
             if value is not None:
                 sql += f" AND {col} = ?"
                 args.append(value)
-        return [RatingRow(*r) for r in self.db.execute(sql + " ORDER BY season, scope, entrant", args)]
+        return [self._rating(r) for r in self.db.execute(sql + " ORDER BY season, scope, entrant", args)]
 
+    # ------------------------------------------------------------------ rows read back, checked
+    # A store edited by hand (or by another program) must give the user one line naming the store and
+    # the table at fault, not a traceback from deep inside a fold.
+    def _damaged(self, table: str, row: str, what: str) -> LeagueStoreError:
+        return LeagueStoreError(f"{self.path}: table {table}, {row}: {what} (the store is damaged: restore it "
+                                f"from a backup)")
 
-def _version(r: Sequence[Any]) -> Version:
-    bot = r[3]
-    if bot.startswith("["):
-        bot = tuple(json.loads(bot))
-    return Version(r[0], r[1], r[2], bot, r[4], r[5], r[6], json.loads(r[7]), r[8], r[9],
-                   tuple((str(a), str(b)) for a, b in json.loads(r[10])), r[11])
+    def _json(self, text: Any, kind: type, table: str, row: str, column: str) -> Any:
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, kind):
+            raise self._damaged(table, row, f"{column} is not a JSON {'array' if kind is list else 'object'}")
+        return value
+
+    def _version(self, r: Sequence[Any]) -> Version:
+        row = f"entrant {r[0]!r} version {r[1]}"
+        bot = r[3]
+        if not isinstance(bot, str) or not bot:
+            raise self._damaged("league_versions", row, "bot is not text")
+        if bot.startswith("["):
+            bot = tuple(self._json(bot, list, "league_versions", row, "bot"))
+            if not bot or not all(isinstance(a, str) for a in bot):
+                raise self._damaged("league_versions", row, "bot is not a command (an array of strings)")
+        params = self._json(r[7], dict, "league_versions", row, "params")
+        files = self._json(r[10], list, "league_versions", row, "files")
+        if not all(isinstance(f, list) and len(f) == 2 for f in files):
+            raise self._damaged("league_versions", row, "files is not an array of [name, path] pairs")
+        return Version(r[0], r[1], r[2], bot, r[4], r[5], r[6], params, r[8], r[9],
+                       tuple((str(a), str(b)) for a, b in files), r[11])
+
+    def _rating(self, r: Sequence[Any]) -> RatingRow:
+        row = RatingRow(*r)
+        for column in ("prior_mu", "prior_sigma", "mu", "sigma"):
+            value = getattr(row, column)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise self._damaged("league_ratings", f"season {row.season} scope {row.scope!r} entrant "
+                                    f"{row.entrant!r}", f"{column} is not a finite number ({value!r})")
+        for column in ("games", "wins", "draws", "losses"):
+            if not isinstance(getattr(row, column), int):
+                raise self._damaged("league_ratings", f"season {row.season} scope {row.scope!r} entrant "
+                                    f"{row.entrant!r}", f"{column} is not a whole number ({getattr(row, column)!r})")
+        return row

@@ -18,7 +18,7 @@ import queue
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator
 
@@ -26,6 +26,7 @@ from arena import GameRecord, ReplayError, get_variant, replay
 from arena.matchplay import MatchRecord, is_match_json, verify_match
 from arena.record_schema import check_record
 
+from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store, game_row
@@ -88,6 +89,9 @@ def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
             raise ArchiveError([f"{store.path}: no tournament {name!r}"])
         header = {"format": HEADER_FORMAT, "name": row.name, "config_hash": row.config_hash, "config": row.config,
                   "entrants": [e.__dict__ for e in store.entrants(name)]}
+        planned = store.progress(name)[1]
+        if planned is not None:  # an interrupted run's export stays resumable where it is imported
+            header["planned"] = planned
         yield json.dumps(header, sort_keys=True, separators=(",", ":"))
         for g, gid, text in store.game_records(name):
             if g is None or not text:
@@ -198,6 +202,26 @@ class _Seen:
     headers: dict[str, dict[str, Any]]
     variants: dict[str, dict[str, dict[str, Any]]]
     entrants: dict[str, dict[str, None]]
+    #: each tournament's variant labels, read once (``labels``)
+    known_labels: dict[str, set[str] | None] = field(default_factory=dict)
+
+    def labels(self, store: Store, name: str) -> set[str] | None:
+        """The variant labels tournament ``name`` has (from its header, else as stored), or None when
+        neither is known (its config is then made from the games). Read once per tournament: a header
+        comes before its games."""
+        if name not in self.known_labels:
+            self.known_labels[name] = self._labels(store, name)
+        return self.known_labels[name]
+
+    def _labels(self, store: Store, name: str) -> set[str] | None:
+        header = self.headers.get(name)
+        config = header["config"] if header is not None else None
+        if config is None:
+            row = store.tournament(name)
+            config = row.config if row is not None else None
+        if config is None:
+            return None
+        return {str(v.get("label")) for v in config.get("variants", []) if isinstance(v, dict)}
 
     def game(self, spec: GameSpec, data: dict[str, Any]) -> None:
         variants = self.variants.setdefault(spec.tournament, {})
@@ -247,9 +271,14 @@ def import_records(path: str | Path, store: Store, tournament: str | None = None
                 problem(f"{where}: {exc}")
                 continue
             if is_header(data):
-                seen.headers[tournament or str(data.get("name"))] = data
+                name = tournament or str(data.get("name"))
+                try:
+                    seen.headers[name] = _checked_header(data, where, store.path.parent)
+                except ArchiveError as exc:
+                    problem(exc.problems[0])
                 continue
-            row = _checked(data, where, store, tournament, fallback, position, skip_existing, lineno, problem, out)
+            row = _checked(data, where, store, tournament, fallback, position, skip_existing, lineno, problem, out,
+                           seen)
             position += 1
             if row is None:
                 continue
@@ -272,7 +301,11 @@ def replayed(data: Any) -> GameRecord | MatchRecord:
     """A parsed record (a deal or a match) read and replayed through the referee: import and verify
     both ask it. Raises ReplayError, or ValueError/KeyError/TypeError for a record that is not one."""
     if is_match_json(data):
+        for key, kind in (("result", dict), ("deals", list), ("match", dict)):
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"{key}: must be a JSON {'object' if kind is dict else 'array'}")
         match = MatchRecord.from_json(data)
+        _match_envelope(match)
         verify_match(match)
         return match
     rec = GameRecord.from_json(data)
@@ -280,27 +313,44 @@ def replayed(data: Any) -> GameRecord | MatchRecord:
     return rec
 
 
+def _match_envelope(match: MatchRecord) -> None:
+    """What ``verify_match`` does not look at but the store needs: the match's id and seats (its deals
+    carry their own, checked by the referee)."""
+    if not isinstance(match.id, str) or not match.id:
+        raise ValueError(f"id: must be a non-empty string, not {match.id!r}")
+    players = match.rules().players
+    if len(match.seats) != players or not all(isinstance(s, str) for s in match.seats):
+        raise ValueError(f"seats: must be {players} entrant names, not {match.seats!r}")
+    if any(list(d.seats) != list(match.seats) for d in match.deals):
+        raise ValueError("seats: the deals are seated otherwise than the match")
+
+
 def _checked(data: Any, where: str, store: Store, tournament: str | None, fallback: str, position: int,
-             skip_existing: bool, lineno: int, problem: Any, out: ImportResult) -> tuple[GameSpec, str, str] | None:
+             skip_existing: bool, lineno: int, problem: Any, out: ImportResult,
+             seen: _Seen) -> tuple[GameSpec, str, str] | None:
     """One record line checked as the import needs it, or None (a problem said, or a game skipped)."""
     try:
         rec = replayed(data)
     except ReplayError as exc:
         problem(f"{where}: the record is not true to the rules: {exc}")
         return None
-    except (ValueError, KeyError, TypeError) as exc:
-        problem(f"{where}: not a game record: {exc!r}")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        problem(f"{where}: not a game record: {exc!r}"[:400])
         return None
     try:
         spec = _spec(rec, data, fallback, position)
     except (KeyError, TypeError, ValueError) as exc:
-        problem(f"{where}: bad schedule field: {exc}")
+        problem(f"{where}: bad schedule field: {exc}"[:400])
         return None
     if not 0 <= spec.seed < 2 ** 63:
         problem(f"{where}: seed: must be an integer in [0, 2^63), not {spec.seed}")
         return None
     if tournament:
         spec = spec._replace(tournament=tournament)
+    why = _spec_problem(spec, seen.labels(store, spec.tournament))
+    if why:
+        problem(f"{where}: {why}"[:400])
+        return None
     db = store.db
     earlier = db.execute("SELECT line FROM import_lines WHERE id = ?", (spec.id,)).fetchone()
     if earlier is not None:
@@ -321,13 +371,34 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
     return spec, json.dumps(rec.result.to_json(), separators=(",", ":")), json.dumps(data, separators=(",", ":"))
 
 
+#: SQLite's integers (and so the store's columns and a JSON number it reads back) are 64-bit
+_INT_MAX = 2 ** 63
+
+
+def _spec_problem(spec: GameSpec, labels: set[str] | None) -> str | None:
+    """What in a game's place (its ``schedule`` field or its id) the store cannot hold or the tables
+    cannot fold, or None: a number beyond SQLite's integers, units that are not names, a variant label
+    its tournament does not have."""
+    for key in ("variant_index", "round", "table", "deal", "rotation"):
+        value = getattr(spec, key)
+        if not 0 <= value < _INT_MAX:
+            return f"schedule.{key}: must be an integer in [0, 2^63), not {value}"
+    if not all(isinstance(u, str) for u in spec.units) or not spec.units:
+        return f"schedule.units: must be a list of entrant names, not {list(spec.units)!r}"
+    if labels is not None and spec.variant not in labels:
+        return (f"schedule.variant: {spec.variant!r} is not a variant of tournament {spec.tournament!r} "
+                f"(its variants: {', '.join(sorted(labels))})")
+    return None
+
+
 def _write_tournaments(store: Store, seen: _Seen, path: str | Path) -> None:
     """Create the tournaments the import brought (from their headers, else a minimal config the
-    leaderboard can read), mark them finished, and fold each one's tables anew."""
+    leaderboard can read), mark each finished when it holds every game it planned, and fold each one's
+    tables anew."""
     for name, variants in seen.variants.items():
         if store.tournament(name) is None:
             header = seen.headers.get(name)
-            if header is not None:
+            if header is not None:  # checked as it was read (_checked_header)
                 config = dict(header["config"], name=name)
                 entrants = [EntrantRow(**e) for e in header.get("entrants", [])]
                 digest = str(header.get("config_hash", ""))
@@ -342,12 +413,57 @@ def _write_tournaments(store: Store, seen: _Seen, path: str | Path) -> None:
                 digest = ""
             text = json.dumps(config, sort_keys=True, separators=(",", ":"))
             store.insert_tournament(name, digest or hashlib.sha256(text.encode()).hexdigest()[:16], text, entrants)
-        store.db.execute("UPDATE tournaments SET finished = COALESCE(finished, ?) WHERE name = ?",
-                         (time.time(), name))
-        # an imported tournament is whole: it planned the games it holds (a plan already stored stays)
-        store.db.execute("INSERT OR IGNORE INTO plans (tournament, planned) SELECT ?, COUNT(*) FROM games "
-                         "WHERE tournament = ?", (name, name))
+        # the plan: a plan already stored stays; else the header's (an interrupted run's export says how
+        # many games its schedule holds); else the tournament is whole: it planned the games it holds
+        planned = seen.headers[name].get("planned") if name in seen.headers else None
+        store.db.execute("INSERT OR IGNORE INTO plans (tournament, planned) SELECT ?, MAX(COUNT(*), COALESCE(?, 0)) "
+                         "FROM games WHERE tournament = ?", (name, planned, name))
+        # finished only when every planned game is stored: a partial tournament stays resumable by `tute run`
+        store.db.execute("UPDATE tournaments SET finished = COALESCE(finished, ?) WHERE name = ? AND "
+                         "(SELECT COUNT(*) FROM games WHERE tournament = ?) >= "
+                         "(SELECT planned FROM plans WHERE tournament = ?)", (time.time(), name, name, name))
         refold(store, name)
+
+
+#: the fields of an entrant in a tournament header (the store's ``entrants`` rows)
+_ENTRANT_FIELDS = {"name": str, "bot": str, "plugin": str, "version": str, "params": dict}
+
+
+def _checked_header(header: dict[str, Any], where: str, base: Path) -> dict[str, Any]:
+    """A tournament header line, refused (ArchiveError naming ``where``) unless the leaderboard, verify
+    and a resumed run can read what it would store: its config is checked by the same checker as
+    tournament.toml (the bots are not looked up: the games are played already), its entrants must be
+    the store's rows, ``planned`` a count."""
+    config = header.get("config")
+    if not isinstance(config, dict):
+        raise ArchiveError([f"{where}: tournament header: config: expected an object, got {config!r}"[:300]])
+    # the name is not the checker's to judge: a league's seasons are named club/s1 (the ids say where
+    # a game sits, and each record's id is checked); "imported" is the mark of import's own configs
+    identity = {k: v for k, v in dict(config, name="checked").items() if k != "imported"}
+    try:
+        data = TournamentConfig.data_of_identity(identity)
+    except (KeyError, TypeError, AttributeError, ValueError) as exc:
+        why = f"missing key {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise ArchiveError([f"{where}: tournament header: config: not a tournament's config ({why})"[:300]]) from None
+    try:
+        parse_config(data, source=f"{where}: tournament header config", base=base, bots=False)
+    except ConfigError as exc:
+        lines = str(exc).splitlines()
+        raise ArchiveError([lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "")]) from None
+    entrants = header.get("entrants", [])
+    if not isinstance(entrants, list):
+        raise ArchiveError([f"{where}: tournament header: entrants: expected a list, got {entrants!r}"[:300]])
+    for i, e in enumerate(entrants):
+        if not (isinstance(e, dict) and e.keys() == _ENTRANT_FIELDS.keys()
+                and all(isinstance(e[k], t) for k, t in _ENTRANT_FIELDS.items())):
+            raise ArchiveError([f"{where}: tournament header: entrants[{i}]: expected an object of "
+                                f"{', '.join(_ENTRANT_FIELDS)}, got {e!r}"[:300]])
+    planned = header.get("planned")
+    if planned is not None and not (type(planned) is int and 0 <= planned < 2 ** 63):
+        raise ArchiveError([f"{where}: tournament header: planned: must be a count of games, not {planned!r}"[:300]])
+    if not isinstance(header.get("config_hash", ""), str):
+        raise ArchiveError([f"{where}: tournament header: config_hash: expected a string"])
+    return header
 
 
 def refold(store: Store, name: str) -> None:
@@ -381,7 +497,7 @@ def verify(store: Store, tournament: str | None = None) -> Iterator[tuple[str, s
                 continue  # a damaged row: reported below
             try:
                 rec = replayed(parse_line(text))
-            except (ReplayError, ValueError, KeyError, TypeError) as exc:
+            except (ReplayError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 yield gid, str(exc)
                 continue
             if rec.id != gid:

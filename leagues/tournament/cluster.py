@@ -69,6 +69,22 @@ def parse_address(text: str) -> tuple[str, int | None]:
     return text, None
 
 
+def _unreachable(address: str, exc: BaseException) -> ClusterError:
+    return ClusterError(f"--cluster {address}: cannot reach the scheduler ({(str(exc).splitlines() or [''])[0][:200]})")
+
+
+def reach(address: str) -> None:
+    """Refuse, before anything is stored, an address that cannot be used: a malformed one, or a scheduler
+    that does not answer (``local:N`` has nothing to reach: the run starts it). For callers that store
+    something before the run connects (a league's season)."""
+    where, local = parse_address(address)
+    if local is None:
+        try:
+            _dask().Client(where, timeout=CONNECT_SECONDS).close()
+        except (OSError, TimeoutError) as exc:
+            raise _unreachable(address, exc) from None
+
+
 class ClusterExecutor:
     """``runner.Executor``'s contract on a Dask cluster: games in, batches out in completion order."""
 
@@ -92,8 +108,7 @@ class ClusterExecutor:
                 self.client = d.Client(where, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError) as exc:
             self._close_cluster()
-            raise ClusterError(f"--cluster {address}: cannot reach the scheduler ({str(exc).splitlines()[0][:200]})") \
-                from None
+            raise _unreachable(address, exc) from None
         self.address = address
         self.client.forward_logging("leagues", logging.INFO)
         self.slots = max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
@@ -102,6 +117,8 @@ class ClusterExecutor:
         self.cfg = cfg
         self.plugin = f"tute-arena-{cfg.name}-{cfg.config_hash()}-{os.getpid()}"
         self.stopped = False
+        #: the players' plugin is on the workers (``start``): only then is there one to remove
+        self.registered = False
 
     def check_workers(self) -> list[str]:
         """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'."""
@@ -117,6 +134,7 @@ class ClusterExecutor:
                              self.cfg.time_limit_ms, self.cfg.memory_mb,
                              {v.label: v.match for v in self.cfg.variants if v.match is not None})
         self.client.register_plugin(plugin, name=self.plugin)
+        self.registered = True
 
     def batch_size(self, unsent: int | None = None) -> int:
         return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.slots)
@@ -153,7 +171,8 @@ class ClusterExecutor:
             return
         self.stopped = True
         try:
-            self.client.unregister_worker_plugin(self.plugin)  # each worker closes its players
+            if self.registered:
+                self.client.unregister_worker_plugin(self.plugin)  # each worker closes its players
         except Exception as exc:  # noqa: BLE001 - closing is best effort
             log.warning("closing the players on the cluster: %s", exc)
         self.client.close()
@@ -165,7 +184,8 @@ class ClusterExecutor:
         self.stopped = True
         try:
             self.client.cancel(list(self.client.futures.values()), force=True)
-            self.client.unregister_worker_plugin(self.plugin)
+            if self.registered:
+                self.client.unregister_worker_plugin(self.plugin)
         except Exception:  # noqa: BLE001 - stopping: whatever is left ends with the cluster
             pass
         self.client.close()

@@ -201,11 +201,12 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
 
 
 def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
-                 base: Path | None = None, text: str | None = None) -> TournamentConfig:
+                 base: Path | None = None, text: str | None = None, bots: bool = True) -> TournamentConfig:
     """Validate parsed TOML; relative paths are taken from ``base`` (the file's folder). Every problem
     of the file is reported at once: each key (and each variant and entrant) is checked on its own and
     the errors are raised together, one line each, with the line the key stands on when ``text`` (the
-    file's text) is given."""
+    file's text) is given. ``bots=False``: the bots are not looked up (an imported tournament's games are
+    played already; its bots need not be installed where it is imported)."""
     c = Checker(source, text)
     base = base or Path.cwd()
     c.collect(lambda: c.table(data, "", TOP_KEYS), None)
@@ -217,7 +218,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
     workers = c.collect(lambda: _within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
     cluster = c.collect(lambda: _cluster(c, data), None)
-    time_limit_ms = c.collect(lambda: _at_least(c, data, "time_limit_ms", 1000, 1), 1000)
+    time_limit_ms = c.collect(lambda: _within(c, data, "time_limit_ms", 1000, 1, MAX_TIME_LIMIT_MS), 1000)
     memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
     max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
     store = base / c.collect(lambda: c.get(data, "", "store", str, f"runs/{name}.sqlite"), f"runs/{name}.sqlite")
@@ -227,9 +228,10 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     log = c.collect(lambda: c.get(data, "", "log", str, None), None)
     log_path = base / log if log else store.with_suffix(".log")
     c.collect(lambda: _writable_file(c, "store", store), None)
+    c.collect(lambda: _apart(c, "log" if log else "store", log_path, store), None)
     c.collect(lambda: _writable_file(c, "log" if log else "store", log_path, log=True), None)
 
-    entrants = _entrants(c, data, base)
+    entrants = _entrants(c, data, base, bots)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
     sized = fmt not in MATCH_FORMATS and isinstance(listed, list) and listed  # a match's field fills tables
     variants = parse_variants(c, data, len(listed) if sized else None)
@@ -237,7 +239,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     challengers: tuple[str, ...] = ()
     sprt = None
     if fmt in MATCH_FORMATS:
-        entrants = c.collect(lambda: _with_field(c, data, entrants, variants), entrants)
+        entrants = c.collect(lambda: _with_field(c, data, entrants, variants, bots), entrants)
         challengers = c.collect(lambda: _challengers(c, data, fmt, entrants), ())
         sprt = c.collect(lambda: _sprt(c, data), None)
     else:
@@ -266,7 +268,7 @@ def _cluster(c: Checker, data: dict[str, Any]) -> str | None:
 
 
 def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig, ...],
-                variants: tuple[VariantConfig, ...]) -> tuple[EntrantConfig, ...]:
+                variants: tuple[VariantConfig, ...], bots: bool = True) -> tuple[EntrantConfig, ...]:
     """A match or gauntlet: ``field`` (a bot) fills the seats of 3 to 6 seat variants beyond A and B."""
     bot = c.get(data, "", "field", str, None)
     wide = [v.label for v in variants if v.sides > 2]
@@ -278,7 +280,8 @@ def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig,
     if any(e.name == FIELD for e in entrants):
         raise c.fail("field", f"an entrant is named {FIELD!r}: rename it (the field bot takes that name)")
     try:
-        check_bot(bot)
+        if bots:
+            check_bot(bot)
     except BotLoadError as exc:
         raise c.fail("field", str(exc)) from None
     return entrants + (EntrantConfig(FIELD, bot, {}, "auto"),)
@@ -330,6 +333,9 @@ def _choice(c: Checker, data: dict[str, Any], key: str, allowed: tuple[str, ...]
 #: the most deals a tournament may ask for, and workers per CPU (a typo must not fork a million processes)
 MAX_DEALS = 1_000_000
 WORKERS_PER_CPU = 8
+#: the longest move limit (a day), for the config and every --time-limit: the hosts wait for a move in
+#: calls that overflow beyond 2**31 ms (about 24 days), which made every move a forfeit of the bot
+MAX_TIME_LIMIT_MS = 86_400_000
 
 
 def max_workers() -> int:
@@ -341,6 +347,18 @@ def _within(c: Checker, data: dict[str, Any], key: str, default: int, low: int, 
     if value > high:
         raise c.fail(key, f"must be at most {high}, not {value}")
     return value
+
+
+def _apart(c: Checker, key: str, log: Path, store: Path) -> None:
+    """The log must not be the store (or a link to it): its lines would go into the store, and the
+    next run would refuse the file as not a log."""
+    try:
+        same = log.resolve() == store.resolve()
+    except (OSError, ValueError):  # a path no file can have: ``_writable_file`` says why
+        return
+    if same:
+        hint = "" if key == "log" else " (the log is the store's name with .log: name the store .sqlite)"
+        raise c.fail(key, f"{log} is the store and the log at once; give them different files{hint}")
 
 
 def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
@@ -448,20 +466,21 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
     return rule
 
 
-def _entrants(c: Checker, data: dict[str, Any], base: Path) -> tuple[EntrantConfig, ...]:
+def _entrants(c: Checker, data: dict[str, Any], base: Path, bots: bool = True) -> tuple[EntrantConfig, ...]:
     """Every entrant table, each checked on its own (its errors collected in ``c``)."""
     items = c.collect(lambda: c.get(data, "", "entrants", list), [])
     if "entrants" in data and isinstance(data["entrants"], list) and len(items) < 2:
         c.errors.append(str(c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")))
     out: list[EntrantConfig] = []
     for i, item in enumerate(items):
-        e = c.collect(lambda: _entrant(c, item, f"entrants[{i}]", out, base), None)
+        e = c.collect(lambda: _entrant(c, item, f"entrants[{i}]", out, base, bots), None)
         if e is not None:
             out.append(e)
     return tuple(out)
 
 
-def _entrant(c: Checker, item: Any, where: str, before: list[EntrantConfig], base: Path) -> EntrantConfig:
+def _entrant(c: Checker, item: Any, where: str, before: list[EntrantConfig], base: Path,
+             bots: bool = True) -> EntrantConfig:
     c.table(item, where, ENTRANT_KEYS)
     name = c.name(c.get(item, where, "name", str), f"{where}.name")
     if any(e.name == name for e in before):
@@ -472,15 +491,33 @@ def _entrant(c: Checker, item: Any, where: str, before: list[EntrantConfig], bas
             raise c.fail(f"{where}.bot", "a command must be a non-empty array of strings")
         bot = tuple(bot)
     params = c.get(item, where, "params", dict, {})
+    _json_only(c, params, f"{where}.params")
     isolation = c.get(item, where, "isolation", str, "auto")
     if isolation not in ISOLATIONS:
         raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
     cwd = str(base) if isinstance(bot, tuple) else None
     try:
-        check_bot(bot, cwd)
+        if bots:
+            check_bot(bot, cwd)
     except BotLoadError as exc:
         raise c.fail(f"{where}.bot", str(exc)) from None
     return EntrantConfig(name, bot, dict(params), isolation, cwd)
+
+
+def _json_only(c: Checker, value: Any, path: str) -> None:
+    """Refuse a value JSON cannot carry (a TOML date or time, nan, inf), naming its key: a bot's params
+    are stored and sent to bots as JSON, and such a value failed only when the run stored them."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _json_only(c, item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _json_only(c, item, f"{path}[{i}]")
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise c.fail(path, f"{value!r} is not a JSON number")
+    elif value is not None and not isinstance(value, (str, int, float, bool)):
+        raise c.fail(path, f"a {type(value).__name__} ({clip(str(value))}) is not a JSON value: "
+                           "quote it as a string")
 
 
 def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
@@ -494,9 +531,7 @@ def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
         draw_probability=_opt_float(c.get(raw, "rating", "draw_probability", num, None)),
         k=float(c.get(raw, "rating", "k", num, 3.0)))
     for key in ("mu", "sigma", "beta", "tau", "k"):
-        value = getattr(r, key)
-        if not math.isfinite(value) or abs(value) > 1e6 or (value != 0 and abs(value) < 1e-6):
-            raise c.fail(f"rating.{key}", f"must be a finite number of sensible size (1e-6 to 1e6), not {value!r}")
+        check_sensible(c, f"rating.{key}", getattr(r, key))
     for key in ("sigma", "beta"):
         if getattr(r, key) <= 0:
             raise c.fail(f"rating.{key}", "must be positive")
@@ -505,6 +540,13 @@ def _rating(c: Checker, data: dict[str, Any]) -> RatingConfig:
     if r.draw_probability is not None and not 0 <= r.draw_probability < 1:
         raise c.fail("rating.draw_probability", f"must be in [0, 1), not {r.draw_probability}")
     return r
+
+
+def check_sensible(c: Checker, key: str, value: float) -> None:
+    """A rating number must be finite and of sensible size: nan, inf or 1e308 would only fail later,
+    inside TrueSkill or a report. league.toml's ``[rating]`` is checked by this one rule too."""
+    if not math.isfinite(value) or abs(value) > 1e6 or (value != 0 and abs(value) < 1e-6):
+        raise c.fail(key, f"must be a finite number of sensible size (1e-6 to 1e6), not {value!r}")
 
 
 def _opt_float(value: Any) -> float | None:

@@ -7,6 +7,7 @@ message naming the file, instead of each keeping its own copy of this.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote
@@ -21,6 +22,7 @@ def connect(path: Path, schema: str, error: type[Exception], what: str, *, reado
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(str(path), isolation_level=None, timeout=30)
+        _refuse_foreign(db, path, schema, error, what)
         # a new file only: a game's row (its record is about 2 kB) fills most of a 4 kB page, three share
         # an 8 kB page, so the file is a third smaller and an insert allocates fewer pages
         db.execute("PRAGMA page_size=8192")
@@ -34,6 +36,30 @@ def connect(path: Path, schema: str, error: type[Exception], what: str, *, reado
     except (OSError, sqlite3.Error) as exc:
         raise error(f"{path}: cannot open the {what}: {exc}") from None
     return db
+
+
+#: a table of each of tute's schemas (the tournament store's, the league's): the two share one file, so
+#: a file holding either is tute's to open with the other's schema too
+TUTE_TABLES = frozenset({"tournaments", "games", "league"})
+
+
+def table_names(db: sqlite3.Connection) -> set[str]:
+    """The tables a SQLite file holds (SQLite's own left out)."""
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                     "AND name NOT LIKE 'sqlite_%'")}
+
+
+def _refuse_foreign(db: sqlite3.Connection, path: Path, schema: str, error: type[Exception], what: str) -> None:
+    """A SQLite file that holds tables, none of them tute's, is someone else's database: adding tute's
+    tables to it and switching it to WAL would change a file tute did not write, so refuse it whole
+    (as the log file check refuses a log tute did not write). An empty file, or a new one, is tute's."""
+    tables = table_names(db)
+    ours = TUTE_TABLES | set(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", schema))
+    if tables and not tables & ours:
+        db.close()
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise error(f"{path}: not a tute-arena {what}: a SQLite file with other tables ({shown}); "
+                    f"give a new file or a store tute wrote")
 
 
 def _connect_readonly(path: Path, error: type[Exception], what: str) -> sqlite3.Connection:

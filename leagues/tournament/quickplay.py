@@ -15,12 +15,14 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import time
-from collections import Counter
+from collections import Counter, deque
+from multiprocessing.connection import Connection, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from arena import GameRecord, Variant, derive_seed, play_game, shuffled_deck
 from arena.hosting import make_player
+from arena.hosting.subprocess import die_with_parent
 from arena.match import Player
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
 from arena.result import LOSS, SAT_OUT, SHARED, WIN, GameResult, outcome
@@ -57,6 +59,8 @@ class PlayTally:
     matches: int = 0
     #: Ctrl-C ended the run early: the tally holds the games finished before it
     interrupted: bool = False
+    #: a worker process died (``WorkerDied``): the run stopped there, the tally holds the games before it
+    failure: str | None = None
 
     def add(self, record: GameRecord, teams: Sequence[Sequence[int]]) -> None:
         """Count one deal: its outcome per seat, and its letters where deals have losers."""
@@ -155,12 +159,17 @@ def match_record(variant: Variant, name: str, players: Sequence[Player], names: 
 
 
 # ----------------------------------------------------------------------------------- workers
+class WorkerDied(RuntimeError):
+    """A worker process ended without its answer (a bot playing in-process ended it with ``os._exit``,
+    or killed it) or failed outside any game: one line for the user. A stdlib pool would wait for the
+    lost answer forever."""
+
+
 _JOB: dict[str, Any] = {}
 
 
 def _init(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], seed: int,
           rule: MatchRule | None) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _JOB.update(variant=variant, name=name, players=lineup.players(), names=list(names), seed=seed, rule=rule)
 
 
@@ -169,6 +178,119 @@ def _play(g: int) -> GameRecord | MatchRecord:
     if j["rule"] is None:
         return deal_record(j["variant"], j["name"], j["players"], j["names"], j["seed"], g)
     return match_record(j["variant"], j["name"], j["players"], j["names"], j["seed"], g, j["rule"])
+
+
+def _worker_main(conn: Connection, *init: Any) -> None:
+    """A worker process: ranges of deal numbers in, their records out, until ``None`` or the parent is
+    gone. Ctrl-C and SIGTERM are the parent's to handle: it kills the workers it no longer needs."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # forked: the parent's handler (which raises) is not ours
+    try:
+        try:
+            _init(*init)
+        except BaseException as exc:  # noqa: BLE001 - told to the parent, which stops the run
+            conn.send(("error", f"its bots did not start: {exc!r}"))
+            return
+        while True:
+            job = conn.recv()
+            if job is None:
+                break
+            try:
+                answer: tuple[str, Any] = ("ok", [_play(g) for g in range(*job)])
+            except BaseException as exc:  # noqa: BLE001 - told to the parent, which stops the run
+                answer = ("error", f"{exc!r}")
+            conn.send(answer)
+            if answer[0] == "error":
+                return
+        close_all(_JOB["players"])
+    except (EOFError, OSError):  # the parent is gone (or stopped listening): nobody to answer
+        pass
+
+
+def _death(proc: Any) -> str:
+    """How a worker process ended, in words."""
+    proc.join(1)
+    code = proc.exitcode
+    if code is None:
+        return "stopped answering"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[GameRecord | MatchRecord]:
+    """Every deal's (or match's) record, in order, from ``workers`` processes, each sent ranges of deal
+    numbers (two queued per worker) on its own pipe. The parent waits on the pipes and on the processes
+    themselves, so a worker that dies is a ``WorkerDied`` naming it, never a wait without end."""
+    chunk = max(1, min(64, count // (workers * 8) or 1))
+    ranges = [(a, min(a + chunk, count)) for a in range(0, count, chunk)]
+    ctx = multiprocessing.get_context("fork")
+    procs: list[Any] = []
+    conns: list[Connection] = []
+    pending: list[deque[int]] = [deque() for _ in range(workers)]
+    finished: dict[int, list[GameRecord | MatchRecord]] = {}
+    sent = given = 0
+    done = False
+
+    def feed(w: int) -> None:
+        nonlocal sent
+        # at most a few ranges ahead of the first one not given yet: a slow range holds little in memory
+        while len(pending[w]) < 2 and sent < len(ranges) and sent - given < 4 * workers:
+            conns[w].send(ranges[sent])
+            pending[w].append(sent)
+            sent += 1
+
+    try:
+        for i in range(workers):
+            mine, theirs = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(theirs, *init), name=f"TutePlay-{i + 1}", daemon=True)
+            proc.start()
+            theirs.close()
+            procs.append(proc)
+            conns.append(mine)
+        for w in range(workers):
+            feed(w)
+        while given < len(ranges):
+            if given in finished:
+                yield from finished.pop(given)
+                given += 1
+                for w in range(workers):
+                    feed(w)
+                continue
+            busy = [w for w in range(workers) if pending[w]]
+            ready = wait([conns[w] for w in busy] + [procs[w].sentinel for w in busy])
+            for w in busy:
+                if conns[w] not in ready and procs[w].sentinel not in ready:
+                    continue
+                a, b = ranges[pending[w][0]]
+                what = f"deal {a + 1}" if b == a + 1 else f"deals {a + 1}-{b}"
+                try:
+                    kind, value = conns[w].recv()
+                except (EOFError, OSError):
+                    raise WorkerDied(f"worker process {w + 1} {_death(procs[w])} while playing {what} "
+                                     "(a bot may have ended it: os._exit in an in-process bot, or a "
+                                     "signal)") from None
+                if kind == "error":
+                    raise WorkerDied(f"worker process {w + 1} failed while playing {what}: {value}"[:600])
+                finished[pending[w].popleft()] = value
+        done = True
+    finally:
+        for w, conn in enumerate(conns):
+            if done:
+                try:
+                    conn.send(None)  # each worker closes its players on the way out
+                except OSError:
+                    pass
+            elif procs[w].is_alive():
+                procs[w].kill()  # interrupted or failed: the answers in flight are nobody's
+        for proc in procs:
+            proc.join(5)
+        for conn in conns:
+            conn.close()
 
 
 def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int,
@@ -183,18 +305,7 @@ def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
         finally:
             close_all(players)
         return
-    ctx = multiprocessing.get_context("fork")
-    pool = ctx.Pool(workers, initializer=_init, initargs=(variant, name, lineup, names, seed, rule))
-    done = False
-    try:
-        yield from pool.imap(_play, range(count), chunksize=max(1, min(64, count // (workers * 8) or 1)))
-        done = True
-    finally:
-        if done:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+    yield from _pooled((variant, name, lineup, names, seed, rule), count, workers)
 
 
 def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int, *,
@@ -202,15 +313,17 @@ def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
              on_record: Callable[[GameRecord], None] | None = None,
              on_progress: Callable[[int], None] | None = None) -> PlayTally:
     """Play ``count`` deals (or matches under ``rule``) and tally them; ``on_record`` sees every deal's
-    record in order. Ctrl-C stops the run: the tally then holds the games finished, ``interrupted`` set."""
+    record in order. Ctrl-C stops the run: the tally then holds the games finished, ``interrupted`` set;
+    so does a dead worker process, with ``failure`` saying which and how."""
     n = variant.players
     tally = PlayTally([SeatTally() for _ in range(n)])
     if variant.scoring == "losers" and rule is None:
         tally.letters = Letters(n)
         tally.words = [0] * n
     started = time.perf_counter()
+    results = _results(variant, name, lineup, names, count, seed, rule, workers)
     try:
-        for i, result in enumerate(_results(variant, name, lineup, names, count, seed, rule, workers), 1):
+        for i, result in enumerate(results, 1):
             if isinstance(result, MatchRecord):
                 tally.add_match(result, variant.teams)
                 deals = result.deals
@@ -224,6 +337,10 @@ def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
                 on_progress(i)
     except KeyboardInterrupt:
         tally.interrupted = True
+    except WorkerDied as exc:
+        tally.failure = str(exc)
+    finally:
+        results.close()  # now, not when collected: the workers of an interrupted run are stopped at once
     tally.seconds = time.perf_counter() - started
     return tally
 

@@ -102,7 +102,7 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
     except (BotLoadError, BotFailure) as exc:
         detail = exc.detail if isinstance(exc, BotFailure) else str(exc)
         return f"entrant {e.name!r} did not start: {' | '.join(detail.splitlines())[:600]}"
-    except Exception as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
         return f"entrant {e.name!r} did not start: {exc!r}"[:600]
     finally:
         close = getattr(player, "close", None)
@@ -157,7 +157,8 @@ class Worker:
             try:
                 p = create_player(self.entrants[name], self.time_limit_ms, self.memory_mb)
                 log.info("worker %d: started %s (copy %d)", os.getpid(), name, copy)
-            except Exception as exc:  # noqa: BLE001 - a bot that cannot start forfeits, it does not crash us
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a bot that cannot start (even by sys.exit)
+                # forfeits, it does not crash us
                 log.error("worker %d: cannot start %s: %s", os.getpid(), name, exc)
                 p = _Broken(f"cannot start: {exc}")
             self.players[key] = p
@@ -526,10 +527,10 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
         lock.__exit__()
 
 
-def _executor(cfg: TournamentConfig, n_workers: int, log_queue: Any, cluster: str | None) -> Any:
-    """The local pool, or the cluster once every worker has started every entrant."""
-    if cluster is None:
-        return Executor(cfg, n_workers, log_queue)
+def _cluster_executor(cfg: TournamentConfig, cluster: str) -> Any:
+    """The cluster, reached and every worker having started every entrant (its players are built by
+    ``start``, once the run's log is there to take their lines). Asked for before ``prepare``: a
+    scheduler that cannot be reached must refuse the run before ``--new`` deletes anything."""
     try:
         executor = ClusterExecutor(cfg, cluster)
     except ClusterError as exc:
@@ -538,8 +539,6 @@ def _executor(cfg: TournamentConfig, n_workers: int, log_queue: Any, cluster: st
     if failures:
         executor.close()
         raise RunError(f"{cfg.source}: entrants that do not start on the cluster {cluster}: " + "; ".join(failures))
-    executor.start()
-    log.info("cluster %s: %d worker threads", cluster, executor.slots)
     return executor
 
 
@@ -547,10 +546,14 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 cluster: str | None = None) -> RunSummary:
     summary = RunSummary(cfg.name)
     store = Store(cfg.store)
+    remote: Any = None
     try:
         row = store.tournament(cfg.name)
         if new or row is None or row.finished is None:
+            # every check that can refuse the run comes before ``prepare``, which deletes with --new
             preflight(cfg)
+            if cluster is not None:
+                remote = _cluster_executor(cfg, cluster)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
             if not kept(store.db, cfg.name):  # a store from before tallies or of another count: fold it once, keep it
@@ -563,7 +566,12 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         try:
             log.info("tournament %s: %s, %d variants, %d entrants, %s", cfg.name, cfg.format,
                      len(cfg.variants), len(cfg.entrants), f"cluster {cluster}" if cluster else f"{n_workers} workers")
-            executor = _executor(cfg, n_workers, handler.queue, cluster)
+            if remote is not None:
+                executor = remote
+                remote.start()
+                log.info("cluster %s: %d worker threads", cluster, remote.slots)
+            else:
+                executor = Executor(cfg, n_workers, handler.queue)
             started = time.perf_counter()  # games/s counts the playing, not the start of the workers
             stored = store.stored_seats(cfg.name)
             show = not quiet and redraw(stream)
@@ -594,6 +602,8 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 executor.terminate()
             _remove_log(handler, interrupted=not completed)
     finally:
+        if remote is not None:
+            remote.terminate()  # nothing if closed already; else a refusal after connecting
         store.close()
     return summary
 

@@ -28,7 +28,7 @@ from arena import GameRecord, GameResult
 from arena.matchplay import MatchRecord, is_match_json
 from arena.jsontext import quote
 
-from leagues.tournament.database import Transaction, connect
+from leagues.tournament.database import Transaction, connect, table_names
 from leagues.tournament.packing import pack, unpack
 from leagues.tournament.schedule import GameSpec
 
@@ -217,8 +217,19 @@ class Store:
         so open a store on read-only media too."""
         self.path = Path(path)
         self.db = connect(self.path, SCHEMA, StoreError, "store", readonly=readonly)
+        if readonly:
+            self._require_tables()
         #: rows that could not be read (game id -> why), filled by ``games``: readers report and skip them
         self.damaged: dict[str, str] = {}
+
+    def _require_tables(self) -> None:
+        """A reader's store must hold tute's tables: an empty file or someone else's SQLite file would
+        otherwise fail at the first query as ``no such table``, a traceback instead of a message."""
+        missing = {"tournaments", "entrants", "games"} - table_names(self.db)
+        if missing:
+            self.db.close()
+            raise StoreError(f"{self.path}: not a tute-arena store (no tournaments stored; missing tables: "
+                             f"{', '.join(sorted(missing))})")
 
     def close(self) -> None:
         self.db.close()
@@ -233,12 +244,29 @@ class Store:
     def tournament(self, name: str) -> TournamentRow | None:
         row = self.db.execute("SELECT name, config_hash, config_json, created, finished FROM tournaments "
                               "WHERE name = ?", (name,)).fetchone()
-        return None if row is None else TournamentRow(row[0], row[1], json.loads(row[2]), row[3], row[4])
+        return None if row is None else self._tournament_row(row)
 
     def tournaments(self) -> list[TournamentRow]:
         rows = self.db.execute("SELECT name, config_hash, config_json, created, finished FROM tournaments "
                                "ORDER BY created").fetchall()
-        return [TournamentRow(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+        return [self._tournament_row(r) for r in rows]
+
+    def _tournament_row(self, r: Sequence[Any]) -> TournamentRow:
+        """A ``tournaments`` row decoded; one whose config the readers cannot use (a store edited by
+        hand, a damaged file) is a StoreError naming the row, not a traceback in whichever reader
+        touches it first."""
+        config = self._json(r[2], f"tournaments row {r[0]!r}: config_json")
+        problem = _config_problem(config)
+        if problem:
+            raise StoreError(f"{self.path}: tournaments row {r[0]!r}: config_json: {problem} (the store is damaged)")
+        return TournamentRow(r[0], r[1], config, r[3], r[4])
+
+    def _json(self, text: Any, where: str) -> Any:
+        """A JSON column's value, or a StoreError naming ``where`` in the store."""
+        try:
+            return json.loads(text)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StoreError(f"{self.path}: {where}: not JSON ({str(exc)[:100]}); the store is damaged") from None
 
     def create_tournament(self, name: str, config_hash: str, config_json: str,
                           entrants: Iterable[EntrantRow]) -> None:
@@ -271,6 +299,9 @@ class Store:
             row = self.db.execute("SELECT planned FROM plans WHERE tournament = ?", (name,)).fetchone()
         except sqlite3.OperationalError:  # a store older than the plans table, opened read-only
             row = None
+        if row is not None and not (type(row[0]) is int and row[0] >= 0):
+            raise StoreError(f"{self.path}: plans row {name!r}: planned: {row[0]!r} is not a count of games "
+                             f"(the store is damaged)")
         t = self.tournament(name)
         return int(played), (int(row[0]) if row else None), bool(t is not None and t.finished is not None)
 
@@ -282,7 +313,14 @@ class Store:
     def entrants(self, tournament: str) -> list[EntrantRow]:
         rows = self.db.execute("SELECT name, bot, plugin, version, params FROM entrants WHERE tournament = ? "
                                "ORDER BY rowid", (tournament,)).fetchall()
-        return [EntrantRow(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+        out = []
+        for r in rows:
+            params = self._json(r[4], f"entrants row {tournament!r}/{r[0]!r}: params")
+            if not isinstance(params, dict):
+                raise StoreError(f"{self.path}: entrants row {tournament!r}/{r[0]!r}: params: not a JSON object "
+                                 f"(the store is damaged)")
+            out.append(EntrantRow(r[0], r[1], r[2], r[3], params))
+        return out
 
     # ----------------------------------------------------------------------------------- games
     def stored_ids(self, tournament: str) -> set[str]:
@@ -422,24 +460,32 @@ class Store:
                     return deals[int(index)]
                 raise StoreError(f"{self.path}: the match {base!r} has {len(deals)} deals (d0 to d{len(deals) - 1})")
             raise StoreError(f"{self.path}: no game {game_id!r}")
-        data = json.loads(_text(game_id, row[0], self.path))
+        data = self._json(_text(game_id, row[0], self.path), f"game {game_id!r}: record")
         if is_match_json(data):
             n = len(data.get("deals", []))
             raise StoreError(f"{self.path}: {game_id!r} is a match of {n} deals: its deals are {game_id}/d0 to "
                              f"{game_id}/d{n - 1}")
-        return GameRecord.from_json(data)
+        try:
+            return GameRecord.from_json(data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise StoreError(f"{self.path}: game {game_id!r}: the stored record cannot be read "
+                             f"({type(exc).__name__}: {str(exc)[:150]}); the store is damaged") from None
 
     def is_match(self, game_id: str) -> bool:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
-        return row is not None and is_match_json(json.loads(_text(game_id, row[0], self.path)))
+        return row is not None and is_match_json(self._json(_text(game_id, row[0], self.path),
+                                                            f"game {game_id!r}: record"))
 
     def match(self, game_id: str) -> MatchRecord:
         """A stored match (a game of a variant played with ``unit = "match"``)."""
-        text = self.record_json(game_id)
-        data = json.loads(text)
+        data = self._json(self.record_json(game_id), f"game {game_id!r}: record")
         if not is_match_json(data):
             raise StoreError(f"{self.path}: {game_id!r} is a single deal, not a match")
-        return MatchRecord.from_json(data)
+        try:
+            return MatchRecord.from_json(data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise StoreError(f"{self.path}: game {game_id!r}: the stored match cannot be read "
+                             f"({type(exc).__name__}: {str(exc)[:150]}); the store is damaged") from None
 
     def record_json(self, game_id: str) -> str:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -466,6 +512,27 @@ class Store:
 
     def _tx(self) -> Transaction:
         return Transaction(self.db, self.path, StoreError)
+
+
+def _config_problem(config: Any) -> str | None:
+    """What in a stored config the readers need (``leaderboard.stored_setup``: the variants, the rating,
+    the entrants' names) is missing or of the wrong kind, or None. Only the shape: the values were
+    checked by tournament.toml's checker when the run (or the import) stored them."""
+    if not isinstance(config, dict):
+        return "not a JSON object"
+    variants, rating, entrants = config.get("variants"), config.get("rating"), config.get("entrants")
+    if not (isinstance(variants, list) and variants and all(
+            isinstance(v, dict) and isinstance(v.get("label"), str) and isinstance(v.get("preset"), str)
+            and isinstance(v.get("options"), dict) for v in variants)):
+        return "variants: not a list of variants (label, preset, options)"
+    if not (isinstance(rating, dict) and all(
+            isinstance(rating.get(k), (int, float)) for k in ("mu", "sigma", "beta", "tau", "k"))
+            and isinstance(rating.get("draw_probability"), (int, float, type(None)))):
+        return "rating: not a rating (mu, sigma, beta, tau, draw_probability, k)"
+    if not (isinstance(entrants, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str)
+                                               for e in entrants)):
+        return "entrants: not a list of entrants with names"
+    return None
 
 
 def _names_or_empty(text: Any) -> list[Any]:

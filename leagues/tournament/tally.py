@@ -31,7 +31,7 @@ from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater
 from leagues.tournament.forfeits import EntrantForfeits
 from leagues.tournament.sprt import wilson
-from leagues.tournament.store import TALLY_TABLES, GameRow, tally_count
+from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
 
 #: the scope of the table over every variant
 POOLED = "*"
@@ -264,34 +264,85 @@ class Tally:
         written before tallies, a tournament with no game folded yet, or a tally of another ``COUNT``)."""
         if not kept(db, tournament):
             return None
+        try:
+            return cls._load(db, tournament, rc, teams, priors)
+        except sqlite3.DatabaseError as exc:  # a kept table dropped or unreadable
+            raise _damaged(db, tournament, "", str(exc)) from None
+
+    @classmethod
+    def _load(cls, db: sqlite3.Connection, tournament: str, rc: RatingConfig,
+              teams: Mapping[str, Sequence[Sequence[int]]],
+              priors: Mapping[str, Mapping[str, tuple[float, float]]] | None) -> "Tally":
+        """``load``'s reading, every value checked for its kind: a kept table edited by hand would
+        otherwise fail deep inside TrueSkill or a report, or be shown as if true."""
         mark = db.execute("SELECT round, variant_index, tbl, deal, rotation, games FROM watermarks "
                           "WHERE tournament = ?", (tournament,)).fetchone()
+        _check(db, tournament, "watermarks", "", mark, (int,) * 6, "round, variant_index, tbl, deal, rotation, games")
         out = cls(tournament, rc, teams, priors)
         out.watermark, out.games = tuple(mark[:5]), mark[5]  # type: ignore[assignment]
         where, args = "tournament = ?", [tournament]
-        for key, n, mu, sigma, rated, *c in db.execute(
+        real, name, opt_real = (int, float), str, (int, float, type(None))
+        for row in db.execute(
                 f"SELECT scope, entrant, mu, sigma, rated, games, wins, draws, losses, points, forfeits "
                 f"FROM tallies WHERE {where}", args):
+            _check(db, tournament, "tallies", f"{row[0]}/{row[1]}", row, (name, name, opt_real, opt_real, *(int,) * 7),
+                   "scope, entrant, mu, sigma, rated, games, wins, draws, losses, points, forfeits")
+            key, n, mu, sigma, rated, *c = row
             s = out.scope(None if key == POOLED else key)
             if mu is not None:
+                if sigma is None:
+                    raise _damaged(db, tournament, f"tallies row {key}/{n}", "sigma: missing beside mu")
                 s.rater.ratings[n] = trueskill.Rating(mu=mu, sigma=sigma)
                 s.rater.games[n] = rated
             s.counts[n] = Counts(*c)
-        for key, a, b, *p in db.execute(
+        for row in db.execute(
                 f"SELECT scope, a, b, blocks, mean, m2, open_block, open_sum, open_n FROM pair_tallies WHERE {where}",
                 args):
+            _check(db, tournament, "pair_tallies", f"{row[0]}/{row[1]}/{row[2]}", row,
+                   (name, name, name, int, real, real, (str, type(None)), real, int),
+                   "scope, a, b, blocks, mean, m2, open_block, open_sum, open_n")
+            key, a, b, *p = row
             out.scope(None if key == POOLED else key).pairs[(a, b)] = PairStat(*p)
-        for n, deals, forfeits, reasons, first in db.execute(
+        for row in db.execute(
                 "SELECT entrant, deals, forfeits, reasons, first FROM forfeit_tallies WHERE tournament = ?",
                 (tournament,)):
-            out.forfeits[n] = EntrantForfeits(deals, forfeits, Counter(json.loads(reasons)),
-                                              {r: (v[0], v[1]) for r, v in json.loads(first).items()})
+            _check(db, tournament, "forfeit_tallies", str(row[0]), row, (name, int, int, str, str),
+                   "entrant, deals, forfeits, reasons, first")
+            n, deals, forfeits, reasons, first = row
+            try:
+                counts, firsts = json.loads(reasons), json.loads(first)
+                if not (isinstance(counts, dict) and all(type(v) is int for v in counts.values())):
+                    raise ValueError("reasons: not an object of counts")
+                if not (isinstance(firsts, dict) and all(isinstance(v, list) and len(v) == 2 for v in firsts.values())):
+                    raise ValueError("first: not an object of [deal id, detail]")
+            except (ValueError, RecursionError) as exc:
+                raise _damaged(db, tournament, f"forfeit_tallies row {n}", str(exc)[:150]) from None
+            out.forfeits[n] = EntrantForfeits(deals, forfeits, Counter(counts),
+                                              {r: (v[0], v[1]) for r, v in firsts.items()})
         return out
 
     @staticmethod
     def drop(db: sqlite3.Connection, tournament: str) -> None:
         for table in TALLY_TABLES:
             db.execute(f"DELETE FROM {table} WHERE tournament = ?", (tournament,))
+
+
+def _check(db: sqlite3.Connection, tournament: str, table: str, key: str, row: Sequence[object] | None,
+           kinds: Sequence[type | tuple[type, ...]], columns: str) -> None:
+    """A kept table's row holds values of the kinds its ``columns`` say (SQLite would store any)."""
+    if row is None:
+        raise _damaged(db, tournament, table, "the row is missing")
+    for value, kind, column in zip(row, kinds, columns.split(", ")):
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise _damaged(db, tournament, f"{table} row {key}".strip(), f"{column}: {value!r} is not a number or "
+                                                                         f"name as the table holds"[:150])
+
+
+def _damaged(db: sqlite3.Connection, tournament: str, where: str, why: str) -> StoreError:
+    """The one-line error for a kept table that cannot be read, naming the store file and the row."""
+    file = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "") or "the store"
+    return StoreError(f"{file}: tournament {tournament!r}: {where + ': ' if where else ''}{why} (the kept tables "
+                      f"are damaged; `tute leaderboard --recompute` folds the games instead)")
 
 
 def kept(db: sqlite3.Connection, tournament: str) -> bool:
