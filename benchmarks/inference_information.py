@@ -32,15 +32,14 @@ from typing import Any, Callable, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from arena import PlayerView, derive_seed, get_variant  # noqa: E402
+from arena import PlayerView, derive_seed  # noqa: E402
 from arena.state import GameState  # noqa: E402
-from arena.variants import VariantError  # noqa: E402
 
 from bots import inference  # noqa: E402
 from bots.oracle import play_open  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
 
-from search_strength import _make, deal_of, key_values, require_commits, rotations  # noqa: E402
+from search_strength import _make, add_head_to_head_options, deal_of, head_to_head, key_values, rotations  # noqa: E402
 
 
 def place(hands: Sequence[int], card: int) -> int:
@@ -128,28 +127,13 @@ def mean_interval(xs: Sequence[float]) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variant", default="tute-4-pairs")
-    ap.add_argument("--deals", type=int, default=40)
-    ap.add_argument("--bot", default="search", help="a bot name, module:Class, or git:COMMIT")
-    ap.add_argument("--opponent", default="git:c69bec0", help="a bot name, module:Class, or git:COMMIT")
-    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="the bot's parameter")
-    ap.add_argument("--opponent-param", action="append", default=[], metavar="KEY=VALUE",
-                    help="the opponent's parameter (default worlds=256 for git:c69bec0, its time a move)")
+    add_head_to_head_options(ap, 40, "a bot name, module:Class, or git:COMMIT")
     ap.add_argument("--inference", type=float, default=SearchBot().inference,
                     help="the likelihood of a play the policy would not have made (search's parameter)")
     ap.add_argument("--worlds", type=int, default=200, help="worlds drawn per measured decision")
     ap.add_argument("--from-trick", type=int, default=3, help="measure from this trick on (0: the first)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args(argv)
-    try:
-        v = get_variant(a.variant)
-    except (KeyError, VariantError) as e:
-        ap.error(f"--variant {a.variant}: {e}")
-    if not inference.models(v):
-        ap.error(f"--variant {a.variant}: search infers nothing there (bots/inference.py models)")
-    opponent_params = key_values(a.opponent_param) or ({"worlds": 256} if a.opponent == "git:c69bec0" else {})
-    require_commits(ap, {"--bot": a.bot, "--opponent": a.opponent})
+    opponent_params = head_to_head(ap, a, inference.models, "search infers nothing there (bots/inference.py models)")
     jobs = [(a.variant, a.seed, d, a.bot, key_values(a.param), a.opponent, opponent_params, a.inference,
              a.worlds, a.from_trick) for d in range(a.deals)]
     rows: list[tuple[float, float]] = []

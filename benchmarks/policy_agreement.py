@@ -30,16 +30,15 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.append(str(Path(__file__).resolve().parent))
 
-from arena import PlayerView, get_variant  # noqa: E402
+from arena import PlayerView  # noqa: E402
 from arena.cards import BIT, HIGHER, NAMES, NO_CARD, POINTS, STRENGTH, SUIT  # noqa: E402
 from arena.state import GameState  # noqa: E402
-from arena.variants import VariantError  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
 from bots import referee_playout  # noqa: E402
 from bots.playout import supports  # noqa: E402
 
-from search_strength import _make, deal_of, key_values, require_commits, rotations  # noqa: E402
+from search_strength import _make, add_head_to_head_options, deal_of, head_to_head, key_values, rotations  # noqa: E402
 
 PLACES = ("lead", "2nd", "3rd", "4th", "5th", "6th")
 
@@ -132,25 +131,9 @@ def play_deal(args: tuple[str, int, int, str, dict[str, Any], str, dict[str, Any
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--variant", default="tute-4-pairs")
-    ap.add_argument("--deals", type=int, default=60)
-    ap.add_argument("--bot", default="search",
-                    help="a bot name, module:Class (bots.oracle:OracleBot: the oracle), or git:COMMIT")
-    ap.add_argument("--opponent", default="git:c69bec0", help="a bot name, module:Class, or git:COMMIT")
-    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="the bot's parameter")
-    ap.add_argument("--opponent-param", action="append", default=[], metavar="KEY=VALUE",
-                    help="the opponent's parameter (default worlds=256 for git:c69bec0, its time a move)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
+    add_head_to_head_options(ap, 60, "a bot name, module:Class (bots.oracle:OracleBot: the oracle), or git:COMMIT")
     a = ap.parse_args(argv)
-    try:
-        v = get_variant(a.variant)
-    except (KeyError, VariantError) as e:
-        ap.error(f"--variant {a.variant}: {e}")
-    if not supports(v):
-        ap.error(f"--variant {a.variant}: the bitmask playouts do not model it (bots/playout.py supports)")
-    opponent_params = key_values(a.opponent_param) or ({"worlds": 256} if a.opponent == "git:c69bec0" else {})
-    require_commits(ap, {"--bot": a.bot, "--opponent": a.opponent})
+    opponent_params = head_to_head(ap, a, supports, "the bitmask playouts do not model it (bots/playout.py supports)")
     jobs = [(a.variant, a.seed, d, a.bot, key_values(a.param), a.opponent, opponent_params) for d in range(a.deals)]
     tally: Counter[tuple[str, str, str]] = Counter()
     with mp.Pool(a.workers) as pool:

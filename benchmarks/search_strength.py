@@ -41,14 +41,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena import VARIANTS, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.hosting import make_bot  # noqa: E402
 from arena.result import GameResult, seat_pairwise  # noqa: E402
-from arena.variants import Variant  # noqa: E402
+from arena.variants import Variant, VariantError  # noqa: E402
 
 from bots.oracle import OracleBot, play_open  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
@@ -103,6 +103,34 @@ def require_commits(ap: argparse.ArgumentParser, specs: dict[str, str | None]) -
                 commit_search(spec[4:])
             except (subprocess.CalledProcessError, OSError, ImportError, AttributeError) as e:
                 ap.error(f"{option} {spec}: no search at that commit of this repository ({type(e).__name__})")
+
+
+def add_head_to_head_options(ap: argparse.ArgumentParser, deals: int, bot_help: str) -> None:
+    """The options of a benchmark that watches ``--bot`` against ``--opponent`` (by default c69bec0's
+    search, at its time a move) on these deals: ``policy_agreement.py``, ``inference_information.py``."""
+    ap.add_argument("--variant", default="tute-4-pairs")
+    ap.add_argument("--deals", type=int, default=deals)
+    ap.add_argument("--bot", default="search", help=bot_help)
+    ap.add_argument("--opponent", default="git:c69bec0", help="a bot name, module:Class, or git:COMMIT")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="the bot's parameter")
+    ap.add_argument("--opponent-param", action="append", default=[], metavar="KEY=VALUE",
+                    help="the opponent's parameter (default worlds=256 for git:c69bec0, its time a move)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+
+
+def head_to_head(ap: argparse.ArgumentParser, a: argparse.Namespace, fits: Callable[[Variant], bool],
+                 why_not: str) -> dict[str, Any]:
+    """Check the options of ``add_head_to_head_options`` (a variant the benchmark measures, ``fits``,
+    else ``why_not``; commits with a search) before any deal; the opponent's parameters."""
+    try:
+        v = get_variant(a.variant)
+    except (KeyError, VariantError) as e:
+        ap.error(f"--variant {a.variant}: {e}")
+    if not fits(v):
+        ap.error(f"--variant {a.variant}: {why_not}")
+    require_commits(ap, {"--bot": a.bot, "--opponent": a.opponent})
+    return key_values(a.opponent_param) or ({"worlds": 256} if a.opponent == "git:c69bec0" else {})
 
 
 def rotations(v: Variant, dealer: int) -> list[set[int]]:
