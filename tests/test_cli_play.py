@@ -77,3 +77,19 @@ def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], words: str) -> 
     assert out.returncode == 2
     assert len(out.stderr.strip().splitlines()) == 1 and words in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_play_records_named_gz_are_compressed_and_import_reads_them(tmp_path: Path) -> None:
+    """``--records x.jsonl.gz`` is gzip, as ``tute export`` writes such a name and ``import`` and
+    ``replay --file`` read it (it was plain text under a .gz name: neither could read it back)."""
+    import gzip
+
+    path = tmp_path / "p.jsonl.gz"
+    out = tute("play", "tute-2", "random", "greedy", "--games", "3", "--records", str(path))
+    assert out.returncode == 0, out.stderr
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        assert len([GameRecord.from_json(json.loads(line)) for line in fh]) == 3
+    imported = tute("import", str(path), "--store", str(tmp_path / "s.sqlite"))
+    assert imported.returncode == 0, imported.stderr
+    shown = tute("replay", "--file", str(path), "--index", "2")
+    assert shown.returncode == 0 and "result:" in shown.stdout, shown.stderr

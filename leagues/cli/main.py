@@ -24,6 +24,7 @@ from arena.hosting import BotLoadError
 
 from leagues.cli.exits import exit_if_all_forfeited, sigterm_as_interrupt
 from leagues.cli.style import CHOICES, redraw
+from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
@@ -125,7 +126,7 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
               help="Deals to play (matches, with --match).")
 @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
 @click.option("--records", type=click.Path(dir_okay=False, writable=True),
-              help="Write every game record to this file as JSON lines.")
+              help="Write every game record to this file as JSON lines (.gz: gzip).")
 @click.option("--option", "-o", "options", multiple=True, metavar="KEY=VALUE",
               help="Rule option override (JSON value), e.g. -o undertrump_required=true.")
 @click.option("--params", "-p", "params", multiple=True, metavar="JSON",
@@ -188,7 +189,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
         out = None
         if records:
             try:
-                out = open(records, "w", encoding="utf-8")
+                out = open_text(records, "wt")  # .gz: compressed, as export writes and import reads it
             except OSError as exc:
                 raise UserError(f"{records}: {exc.strerror}") from None
         progress = _progress(games, "matches" if rule else "deals")
