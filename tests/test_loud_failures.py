@@ -430,6 +430,12 @@ REQUEST_BOTS = {
             print(a, flush=True)
             print(a, flush=True)
     """,
+    # echoes the number as a string: not a request number (it was told "an answer to request 1, while
+    # request 1 is open")
+    "string": """
+        if m["type"] == "act":
+            print(json.dumps({"action": m["legal"][0], "request": str(m["request"])}), flush=True)
+    """,
     # echoes faithfully: plays on
     "echo": """
         if m["type"] == "act":
@@ -449,7 +455,8 @@ def test_request_numbers_catch_answers_nobody_asked_for(tmp_path: Path) -> None:
     v = get_variant("tute-2")
     # the stray line is caught either waiting before the next act or, read as the next answer, by its number
     stray = ("nobody asked for", "an answer to request", "without the request number")
-    for name, expected in (("early", stray), ("wrong", ("an answer to request",)), ("twice", stray), ("echo", None)):
+    for name, expected in (("early", stray), ("wrong", ("an answer to request",)), ("twice", stray),
+                           ("string", ('": not a request number (request',)), ("echo", None)):
         bot = make_player(["python3", str(request_bot(tmp_path, name))])
         try:
             forfeits = []

@@ -120,3 +120,12 @@ def test_verify_names_the_first_wrong_action_of_a_tampered_store(played: Path, t
     assert f"{game_id}:" in out.stdout and "action 3" in out.stdout and "1 wrong" in out.stdout
     rep = tute(played, "replay", game_id, "--store", str(copy))
     assert rep.returncode == 2 and "action 3" in rep.stderr
+
+
+def test_a_line_that_is_not_json_is_said_once_with_its_column() -> None:
+    """json's own message may end in "at" ("Invalid control character at"): the column follows once."""
+    from leagues.records.archive import parse_line
+
+    with pytest.raises(ValueError) as info:
+        parse_line('{"a": "\x01"}')
+    assert str(info.value) == "not JSON: Invalid control character at column 8"

@@ -134,3 +134,12 @@ def test_head_to_head_at_a_score_of_one_keeps_a_width() -> None:
     h = head_to_head(rows, {"tute-2": [(0,), (1,)]})
     assert h[("good", "bad")].score == 1.0 and h[("good", "bad")].half_width > 0.1
     assert h[("bad", "good")].score == 0.0 and h[("bad", "good")].half_width > 0.1
+
+
+def test_an_unbounded_interval_reads_inf_never_a_negative_half_width() -> None:
+    """Every block won (or lost): Elo is infinite and so is its interval; the text said "+/- -inf"."""
+    from leagues.tournament.sprt import estimate
+
+    for counts in ([0, 0, 0, 0, 5], [5, 0, 0, 0, 0]):
+        text = estimate(counts).text()
+        assert text.count("+/- inf,") == 2 and "+/- -" not in text and "nan" not in text, text

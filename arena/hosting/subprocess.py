@@ -385,6 +385,9 @@ class SubprocessHost:
             self._fail("crash", str(exc) or "bot reported an error")
         except ProtocolError as exc:
             self._fail("protocol", str(exc))
+        if request is not None and (type(request) is not int or request < 0):
+            self._fail("protocol", f"request {json.dumps(request)[:40]}: not a request number (request "
+                                   f"{self.request} is open: echo the number the act message carries)")
         if request is not None and request != self.request:
             self._fail("protocol", f"an answer to request {str(request)[:40]}, while request {self.request} is open "
                                    "(an answer sent twice, or before it was asked for)")

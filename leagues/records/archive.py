@@ -59,7 +59,8 @@ def parse_line(line: str) -> Any:
     try:
         return json.loads(line)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg} at column {exc.colno}") from None
+        # json's messages may end in "at" ("Invalid control character at"): the column follows once
+        raise ValueError(f"not JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from None
     except RecursionError:
         raise ValueError("not JSON a record can be: nested too deeply") from None
 

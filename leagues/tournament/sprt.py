@@ -156,12 +156,18 @@ class Estimate:
     los: float
 
     def text(self) -> str:
-        return (f"Elo {_fmt(self.elo)} +/- {_fmt(self.elo_error)}, nElo {_fmt(self.nelo)} +/- "
-                f"{_fmt(self.nelo_error)}, LOS {100 * self.los:.2f}%")
+        return (f"Elo {_fmt(self.elo)} +/- {_half(self.elo_error)}, nElo {_fmt(self.nelo)} +/- "
+                f"{_half(self.nelo_error)}, LOS {100 * self.los:.2f}%")
 
 
 def _fmt(x: float) -> str:
     return f"{x:.2f}" if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _half(x: float) -> str:
+    """An interval's half-width: unbounded (a score of 0 or 1, where Elo is infinite) reads inf, never
+    -inf or nan."""
+    return f"{x:.2f}" if math.isfinite(x) and x >= 0 else "inf"
 
 
 def _elo(score: float) -> float:
