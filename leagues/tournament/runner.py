@@ -545,13 +545,17 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str) -> Any:
 def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
                 cluster: str | None = None) -> RunSummary:
     summary = RunSummary(cfg.name)
+    fresh = not cfg.store.exists()
+    if fresh:  # a first run whose bot does not start leaves no empty store behind
+        preflight(cfg)
     store = Store(cfg.store)
     remote: Any = None
     try:
         row = store.tournament(cfg.name)
         if new or row is None or row.finished is None:
             # every check that can refuse the run comes before ``prepare``, which deletes with --new
-            preflight(cfg)
+            if not fresh:
+                preflight(cfg)
             if cluster is not None:
                 remote = _cluster_executor(cfg, cluster)
         if prepare(cfg, store, new=new):
