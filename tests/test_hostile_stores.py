@@ -302,14 +302,15 @@ def test_replay_of_a_damaged_record(played: Path, tmp_path: Path) -> None:
     one_line_error(tute(played, "replay", game_id, "--store", str(store)), "copy.sqlite", game_id)
 
 
-@pytest.mark.parametrize("case", ["tallies.mu", "plans.planned", "forfeit_tallies.reasons"])
+@pytest.mark.parametrize("case", ["tallies.mu", "plans.planned", "forfeit_tallies.reasons", "no tallies table"])
 def test_run_on_a_damaged_store_is_one_line(played: Path, tmp_path: Path, case: str) -> None:
     """``tute run`` of a finished tournament reads the kept tables to print its table: damaged, they are
     one line, as for the readers."""
     folder = tmp_path / "t"
     shutil.copytree(played, folder)
     sql(folder / "store.sqlite", "PRAGMA wal_checkpoint(TRUNCATE)")
-    statement, needle = DAMAGE[case]
+    statement, _ = DAMAGE[case]
+    needle = case.split(".")[0] if "." in case else "tallies: no rows"  # a writer makes a dropped table again
     sql(folder / "store.sqlite", statement)
     out = tute(folder, "run", "--quiet")
     lines = out.stderr.strip().splitlines()

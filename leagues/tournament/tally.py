@@ -319,6 +319,9 @@ class Tally:
                 raise _damaged(db, tournament, f"forfeit_tallies row {n}", str(exc)[:150]) from None
             out.forfeits[n] = EntrantForfeits(deals, forfeits, Counter(counts),
                                               {r: (v[0], v[1]) for r, v in firsts.items()})
+        if out.games and not any(s.counts for s in out.scopes.values()):  # rows deleted, or the table dropped
+            # and made again, empty, by a writer: a table of no games would pass for the true one
+            raise _damaged(db, tournament, "tallies", f"no rows, for a tally of {out.games} games")
         return out
 
     @staticmethod
