@@ -201,9 +201,10 @@ class League:
         and such a failure cannot lock the league; nothing of it is lost, as it has no games."""
         season = self.open_season()
         replan = season is not None and not self._has_games(season)
+        planned = season is None or replan  # planned now: its field is started before it is stored
         if cluster is not None:
             self._reach_cluster(cluster)
-        if season is None or replan:
+        if planned:
             season = self._start_season(replacing=season.season if season is not None else None)
         cfg = self.season_config(season)
         entries = self.db.season_entrants(season.season)
@@ -220,10 +221,11 @@ class League:
             mine = {e.name for e in by_division[d]}
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
-            if not replan and not self._finished(tcfg.name):  # a new season's field was checked before it was stored
-                self._check_start(season.season, cfg, by_division[d], started=True)
+            if not planned and not self._finished(tcfg.name):  # a season resumed: its field started again
+                self._check_start(season.season, cfg, by_division[d], under_way=True)
+            # every entrant started once above, named in the league's words: the runner need not again
             summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
-                                            new=replan))
+                                            new=replan, started=True))
         self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 
@@ -238,18 +240,19 @@ class League:
         return row is not None and row.finished is not None
 
     @staticmethod
-    def _check_start(number: int, cfg: LeagueConfig, entrants: list[EntrantConfig], *, started: bool) -> None:
+    def _check_start(number: int, cfg: LeagueConfig, entrants: list[EntrantConfig], *, under_way: bool) -> None:
         """Start every entrant once, as the runner's preflight does, but say which entrant fails and
         what to do (the runner would blame the season's league.toml)."""
-        problems = [p for e in entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
-        if not problems:
+        failed = [(e.name, p) for e in entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
+        if not failed:
             return
-        names = [e.name for e in entrants if any(p.startswith(f"entrant {e.name!r} ") for p in problems)]
-        if started:
+        names = [name for name, _ in failed]
+        problems = [p for _, p in failed]
+        if under_way:
             raise LeagueError(f"season {number} cannot go on: {'; '.join(problems)} (it has played games of this "
                               f"season, so it must start again to finish it: restore what it needs to run)")
         raise LeagueError(f"season {number} not started: {'; '.join(problems)}; make it start, or take it out "
-                          f"with tute league withdraw {' '.join(names) or 'NAME'} (nothing stored)")
+                          f"with tute league withdraw {' '.join(names)} (nothing stored)")
 
     def _reach_cluster(self, address: str) -> None:
         """A scheduler out of reach refuses the season before it is stored (``local:N`` has nothing to
@@ -289,7 +292,7 @@ class League:
             raise LeagueError(f"season {number} needs at least {need} active entrants "
                               f"({', '.join(cfg.labels)}), the league has {len(field_)} (tute league submit)")
         self._check_start(number, cfg, [EntrantConfig(v.entrant, v.bot, dict(v.params), v.isolation)
-                                        for v in field_], started=False)
+                                        for v in field_], under_way=False)
         previous: dict[str, SeasonEntrant] = {}
         for e in self.db.season_entrants():
             if e.season != replacing:

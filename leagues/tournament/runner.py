@@ -510,9 +510,11 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
-                   stream: TextIO | None = None, cluster: str | None = None) -> RunSummary:
+                   stream: TextIO | None = None, cluster: str | None = None, started: bool = False) -> RunSummary:
     """Play (or resume) ``cfg`` into its store, on this machine's processes or on the Dask cluster
-    ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start."""
+    ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start. ``started``:
+    the caller has started every entrant just now (``preflight`` or its own words for it: a league's
+    season), so they are not started once more."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
     cluster = cluster or cfg.cluster
@@ -522,7 +524,7 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     except LockedError as exc:
         raise RunError(f"{cfg.source}: tournament {exc}") from None
     try:
-        return _run_locked(cfg, n_workers, new, quiet, stream, cluster)
+        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started)
     finally:
         lock.__exit__()
 
@@ -543,10 +545,10 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str) -> Any:
 
 
 def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
-                cluster: str | None = None) -> RunSummary:
+                cluster: str | None = None, started: bool = False) -> RunSummary:
     summary = RunSummary(cfg.name)
     fresh = not cfg.store.exists()
-    if fresh:  # a first run whose bot does not start leaves no empty store behind
+    if fresh and not started:  # a first run whose bot does not start leaves no empty store behind
         preflight(cfg)
     store = Store(cfg.store)
     remote: Any = None
@@ -554,7 +556,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         row = store.tournament(cfg.name)
         if new or row is None or row.finished is None:
             # every check that can refuse the run comes before ``prepare``, which deletes with --new
-            if not fresh:
+            if not (fresh or started):
                 preflight(cfg)
             if cluster is not None:
                 remote = _cluster_executor(cfg, cluster)
