@@ -68,6 +68,18 @@ def test_unreachable_cluster_refuses_new_before_deleting(tmp_path: Path, monkeyp
     assert games_in(cfg.store) == before, "the stored games survive a refused --new"
 
 
+def test_unreachable_cluster_on_a_first_run_leaves_no_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed")
+    path = write_config(tmp_path, deals=1, entrants=[{"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"}])
+    cfg = load_config(path)
+    monkeypatch.setattr(cluster_module, "CONNECT_SECONDS", 0.5)
+    with pytest.raises(RunError, match="cannot reach the scheduler"):
+        run_tournament(cfg, quiet=True, cluster="tcp://127.0.0.1:1")
+    assert not cfg.store.exists(), "a refused first run makes no empty store"
+    run_tournament(cfg, workers=1, quiet=True)  # and the run then starts as a first run
+    assert games_in(cfg.store) > 0
+
+
 # ------------------------------------------------------------------------------------ 2: sys.exit, dead workers
 def test_sys_exit_in_process_is_a_crash_forfeit_of_play(evil: Path) -> None:
     out = tute("play", "tute-2", "greedy", "evil:SysExit", "-n", "4", "--isolation", "inprocess", cwd=evil)

@@ -548,17 +548,25 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 cluster: str | None = None, started: bool = False) -> RunSummary:
     summary = RunSummary(cfg.name)
     fresh = not cfg.store.exists()
-    if fresh and not started:  # a first run whose bot does not start leaves no empty store behind
-        preflight(cfg)
-    store = Store(cfg.store)
     remote: Any = None
+    if fresh:  # a first run that is refused (a bot that does not start, no cluster) leaves no empty store
+        if not started:
+            preflight(cfg)
+        if cluster is not None:
+            remote = _cluster_executor(cfg, cluster)
+    try:
+        store = Store(cfg.store)
+    except BaseException:
+        if remote is not None:
+            remote.terminate()
+        raise
     try:
         row = store.tournament(cfg.name)
         if new or row is None or row.finished is None:
             # every check that can refuse the run comes before ``prepare``, which deletes with --new
             if not (fresh or started):
                 preflight(cfg)
-            if cluster is not None:
+            if cluster is not None and remote is None:
                 remote = _cluster_executor(cfg, cluster)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
