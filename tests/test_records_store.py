@@ -99,12 +99,48 @@ def test_import_refuses_malformed_lines_and_stores_nothing(played: Path, tmp_pat
     assert out.returncode == 2
     assert f"{bad}:2: not JSON" in out.stderr and f"{bad}:4: duplicate of line 3" in out.stderr
     assert f"{bad}:5: not a game record" in out.stderr
-    with sqlite3.connect(store) as db:
-        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 0
+    assert not store.exists(), "a refused import into a new store leaves no empty store behind"
     ok = tute(played, "import", str(plain), "--store", str(store), "--tournament", "friendly")
     assert ok.returncode == 0, ok.stderr
     assert "4 games" in ok.stdout
     assert tute(played, "leaderboard", "--store", str(store), "--tournament", "friendly").returncode == 0
+
+
+def test_import_refuses_players_who_are_not_entrants(played: Path, tmp_path: Path) -> None:
+    """A game whose player is not an entrant of its tournament would be counted for some of its players
+    and not the others: refused, with the tournament's entrants named, and nothing stored."""
+    out_file = tmp_path / "all.jsonl"
+    assert tute(played, "export", "--out", str(out_file)).returncode == 0
+    lines = out_file.read_text().splitlines()
+    data = json.loads(lines[1])
+    stranger = [("zzz" if name == data["seats"][0] else name) for name in data["seats"]]
+    data["seats"], data["schedule"]["units"] = stranger, list(dict.fromkeys(stranger))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([lines[0], json.dumps(data)]) + "\n")
+    store = tmp_path / "s.sqlite"
+    out = tute(played, "import", str(bad), "--store", str(store))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"{bad}:2: players 'zzz': not entrants of tournament 't' (its entrants: a, b, g)" in out.stderr
+    assert not store.exists()
+    # into a tournament already stored (no header in the file): the way out is said
+    assert tute(played, "import", str(out_file), "--store", str(store)).returncode == 0
+    before = all_records(store)
+    headless = tmp_path / "headless.jsonl"
+    headless.write_text(json.dumps(dict(data, id="t/x/r1/t0/d0/s0")) + "\n")
+    again = tute(played, "import", str(headless), "--store", str(store))
+    assert again.returncode == 2 and "-t NAME imports into another tournament" in again.stderr
+    assert all_records(store) == before
+
+
+@pytest.mark.parametrize("name", ["a b", "", "tab\there"])
+def test_import_refuses_a_tournament_name_no_id_can_carry(played: Path, tmp_path: Path, name: str) -> None:
+    plain = tmp_path / "plain.jsonl"
+    assert tute(played, "play", "tute-2", "random", "greedy", "-n", "2", "--records", str(plain)).returncode == 0
+    store = tmp_path / "s.sqlite"
+    out = tute(played, "import", str(plain), "--store", str(store), "-t", name)
+    assert out.returncode == 2 and out.stderr.startswith("tute: error: --tournament: tournament name")
+    assert not store.exists()
+    assert tute(played, "import", str(plain), "--store", str(store), "-t", "club/s1").returncode == 0
 
 
 def test_verify_names_the_first_wrong_action_of_a_tampered_store(played: Path, tmp_path: Path) -> None:

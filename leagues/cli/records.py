@@ -17,7 +17,7 @@ from arena.matchplay import MatchRecord
 
 from leagues.cli.style import colour as use_colour
 from leagues.records.archive import (ArchiveError, ImportResult, export, import_records, is_header, open_text,
-                                     parse_line, read_lines, replayed, verify)
+                                     parse_line, read_lines, replayed, tournament_name_problem, verify)
 from leagues.tournament.config import ConfigError, load_config
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
@@ -319,7 +319,13 @@ def register(cli: click.Group) -> None:
         Example:
           tute import builtin.jsonl.gz --store other.sqlite
         """
-        with open_store(store_path, must_exist=False) as store:
+        why = tournament_name_problem(tournament) if tournament is not None else None
+        if why:
+            fail(f"--tournament: {why}")
+        path = store_path_of(store_path, must_exist=False)
+        fresh = not path.exists()
+        refused: str | None = None
+        with open_store(str(path), must_exist=False) as store:
             try:
                 done: ImportResult = import_records(file, store, tournament, skip_existing=skip_existing)
             except ArchiveError as exc:
@@ -327,9 +333,14 @@ def register(cli: click.Group) -> None:
                     click.echo(problem, err=True)
                 if len(exc.problems) > 10:
                     click.echo(f"... and {len(exc.problems) - 10} more", err=True)
-                fail(exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
-                                        if len(exc.problems) > 1 else " (nothing imported)"))
+                refused = exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
+                                             if len(exc.problems) > 1 else " (nothing imported)")
             except StoreError as exc:
-                fail(f"{exc} (nothing imported)")
+                refused = f"{exc} (nothing imported)"
+        if refused is not None:
+            if fresh:  # the store this import made holds nothing: no empty store is left behind
+                for leftover in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                    leftover.unlink(missing_ok=True)
+            fail(refused)
         skipped = f", {done.skipped} already stored skipped" if skip_existing else ""
         click.echo(f"imported {done.stored} games into {store.path}{skipped}")

@@ -26,6 +26,7 @@ from arena import GameRecord, ReplayError, get_variant, replay
 from arena.matchplay import MatchRecord, is_match_json, verify_match
 from arena.record_schema import check_record
 
+from leagues.tournament.checks import ID_UNSAFE, NAME_MAX
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.schedule import GameSpec
@@ -34,6 +35,17 @@ from leagues.tournament.tally import Tally
 
 HEADER_FORMAT = "tute-arena/tournament-1"
 _ID = re.compile(r"^(?P<t>.+)/(?P<v>[^/]+)/r(?P<r>\d+)/t(?P<tb>\d+)/d(?P<d>\d+)/s(?P<s>\d+)$")
+
+
+def tournament_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name an imported tournament, or None. A config's name has no '/'; an
+    import's may (a league's seasons are named club/s1), but never spaces, control characters or
+    nothing, which the game ids and the commands that take a name could not carry."""
+    if not name or any(ch in ID_UNSAFE - {"/"} or ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return f"tournament name {name[:80]!r}: must be non-empty, without spaces or control characters"
+    if len(name) > 2 * NAME_MAX:
+        return f"tournament name {name[:80]!r}...: longer than {2 * NAME_MAX} characters"
+    return None
 
 
 class ArchiveError(ValueError):
@@ -205,6 +217,8 @@ class _Seen:
     entrants: dict[str, dict[str, None]]
     #: each tournament's variant labels, read once (``labels``)
     known_labels: dict[str, set[str] | None] = field(default_factory=dict)
+    #: each tournament's entrant names, read once (``entrant_names``)
+    known_entrants: dict[str, set[str] | None] = field(default_factory=dict)
 
     def labels(self, store: Store, name: str) -> set[str] | None:
         """The variant labels tournament ``name`` has (from its header, else as stored), or None when
@@ -223,6 +237,20 @@ class _Seen:
         if config is None:
             return None
         return {str(v.get("label")) for v in config.get("variants", []) if isinstance(v, dict)}
+
+    def entrant_names(self, store: Store, name: str) -> set[str] | None:
+        """The entrant names tournament ``name`` has (from its header, else as stored), or None when
+        neither is known (its entrants are then the games' players). Read once per tournament."""
+        if name not in self.known_entrants:
+            header = self.headers.get(name)
+            if header is not None:
+                self.known_entrants[name] = {str(e["name"]) for e in header.get("entrants", [])} or {
+                    str(e.get("name")) for e in header["config"].get("entrants", []) if isinstance(e, dict)}
+            else:
+                row = store.tournament(name)
+                self.known_entrants[name] = None if row is None else {
+                    str(e.get("name")) for e in row.config.get("entrants", []) if isinstance(e, dict)}
+        return self.known_entrants[name]
 
     def game(self, spec: GameSpec, data: dict[str, Any]) -> None:
         variants = self.variants.setdefault(spec.tournament, {})
@@ -273,6 +301,10 @@ def import_records(path: str | Path, store: Store, tournament: str | None = None
                 continue
             if is_header(data):
                 name = tournament or str(data.get("name"))
+                why = tournament_name_problem(name)
+                if why:
+                    problem(f"{where}: tournament header: {why}")
+                    continue
                 try:
                     seen.headers[name] = _checked_header(data, where, store.path.parent)
                 except ArchiveError as exc:
@@ -348,7 +380,8 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
         return None
     if tournament:
         spec = spec._replace(tournament=tournament)
-    why = _spec_problem(spec, seen.labels(store, spec.tournament))
+    why = _spec_problem(spec, seen.labels(store, spec.tournament), seen.entrant_names(store, spec.tournament),
+                        spec.tournament not in seen.headers)
     if why:
         problem(f"{where}: {why}"[:400])
         return None
@@ -376,10 +409,16 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
 _INT_MAX = 2 ** 63
 
 
-def _spec_problem(spec: GameSpec, labels: set[str] | None) -> str | None:
+def _spec_problem(spec: GameSpec, labels: set[str] | None, entrants: set[str] | None,
+                  stored: bool) -> str | None:
     """What in a game's place (its ``schedule`` field or its id) the store cannot hold or the tables
-    cannot fold, or None: a number beyond SQLite's integers, units that are not names, a variant label
-    its tournament does not have."""
+    cannot fold, or None: a tournament name no id can carry, a number beyond SQLite's integers, units
+    that are not names, a variant label or a player its tournament does not have (the tables would
+    count the game for some of its players and not the others). ``stored``: the tournament is one
+    already in the store, not one of this file's headers (another name is then the way out)."""
+    why = tournament_name_problem(spec.tournament)
+    if why:
+        return f"schedule.tournament: {why}"
     for key in ("variant_index", "round", "table", "deal", "rotation"):
         value = getattr(spec, key)
         if not 0 <= value < _INT_MAX:
@@ -389,6 +428,12 @@ def _spec_problem(spec: GameSpec, labels: set[str] | None) -> str | None:
     if labels is not None and spec.variant not in labels:
         return (f"schedule.variant: {spec.variant!r} is not a variant of tournament {spec.tournament!r} "
                 f"(its variants: {', '.join(sorted(labels))})")
+    if entrants is not None:
+        strangers = [p for p in dict.fromkeys((*spec.units, *spec.seats)) if p not in entrants]
+        if strangers:
+            return (f"players {', '.join(map(repr, strangers))}: not entrants of tournament {spec.tournament!r} "
+                    f"(its entrants: {', '.join(sorted(entrants))}"
+                    + ("; -t NAME imports into another tournament)" if stored else ")"))[:400]
     return None
 
 
