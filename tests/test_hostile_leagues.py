@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from leagues.tournament.config import EntrantConfig
 from leagues.league.league import League
 from leagues.league.store import SeasonEntrant
 
@@ -121,6 +122,36 @@ def test_a_withdrawal_applies_to_a_stored_season_with_no_game(tmp_path: Path,
     with League.open(tmp_path) as league:
         assert [s.season for s in league.db.seasons()] == [1]
         assert {e.entrant for e in league.db.season_entrants(1)} == {"g", "r"}
+
+
+def test_a_season_planned_again_in_fewer_divisions_leaves_no_empty_division(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Season 1 planned in two divisions, its first one's tournament stored as a run makes it, then
+    stopped before a game; a withdrawal leaves three entrants, one division. The season played then
+    holds only the new division: the old ones are not left as tournaments that never finish."""
+    from leagues.tournament.runner import prepare
+    from leagues.tournament.store import Store
+
+    write_league(tmp_path, divisions=2)
+    lg = ["-l", str(tmp_path)]
+    for name, bot in (("g", "greedy"), ("r", "random"), ("g2", "greedy"), ("r2", "random")):
+        assert tute(capsys, "league", "submit", name, bot, *lg)[0] == 0
+    with League.open(tmp_path) as league:
+        season = league._start_season()
+        assert list(season.tournaments) == ["club/s1/div1", "club/s1/div2"]
+        cfg = league.season_config(season)
+        entries = league.db.season_entrants(1)
+        first = [EntrantConfig(e.entrant, "greedy" if e.entrant.startswith("g") else "random", {}, "auto")
+                 for e in entries if e.division == 1]
+        with Store(cfg.store) as store:
+            prepare(cfg.season_tournament(1, 1, 2, first, {}), store)
+    assert tute(capsys, "league", "withdraw", "r2", *lg)[0] == 0
+    code, _, err = tute(capsys, "league", "season", *lg, "--quiet")
+    assert code == 0, err
+    with League.open(tmp_path) as league:
+        assert list(league.db.seasons()[0].tournaments) == ["club/s1"]
+    with closing(sqlite3.connect(tmp_path / "league.sqlite")) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM tournaments")] == ["club/s1"]
 
 
 def test_a_bot_that_stops_starting_mid_season_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

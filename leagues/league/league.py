@@ -205,7 +205,9 @@ class League:
         if cluster is not None:
             self._reach_cluster(cluster)
         if planned:
+            earlier = set(season.tournaments) if season is not None else set()
             season = self._start_season(replacing=season.season if season is not None else None)
+            self._drop_empty(earlier - set(season.tournaments))
         cfg = self.season_config(season)
         entries = self.db.season_entrants(season.season)
         by_division: dict[int, list[EntrantConfig]] = {}
@@ -233,6 +235,17 @@ class League:
         """Whether any game (or bye) of the season is stored: only then is its plan kept as it is."""
         with Store(self.cfg.store) as store:
             return any(store.count_games(t) or store.byes(t) for t in season.tournaments)
+
+    def _drop_empty(self, tournaments: set[str]) -> None:
+        """Delete the tournaments a season planned again no longer has (its divisions changed): they
+        hold no game nor bye (else it would not have been planned again), and a row left behind would
+        read as a division of the season that never finishes."""
+        if not tournaments:
+            return
+        with Store(self.cfg.store) as store:
+            for t in sorted(tournaments):
+                if store.tournament(t) is not None and not (store.count_games(t) or store.byes(t)):
+                    store.delete_tournament(t)
 
     def _finished(self, tournament: str) -> bool:
         with Store(self.cfg.store) as store:
