@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from arena import GameResult, derive_seed
 from arena.result import pairwise, sides_in_play
@@ -42,13 +42,22 @@ class GameSpec(NamedTuple):
 
     @property
     def order(self) -> tuple[int, int, int, int, int]:
-        """Schedule order: round, then variant, table, deal, rotation (what ratings fold in)."""
-        return self.round, self.variant_index, self.table, self.deal, self.rotation
+        return schedule_order(self)
 
     @property
     def block(self) -> str:
-        """The duplicate block: the games sharing this deck order."""
-        return self.id.rsplit("/", 1)[0]
+        return block_of(self.id)
+
+
+def schedule_order(game: Any) -> tuple[int, int, int, int, int]:
+    """Schedule order: round, then variant, table, deal, rotation (what ratings fold in), of a game
+    planned (``GameSpec``) or stored (``GameRow``)."""
+    return game.round, game.variant_index, game.table, game.deal, game.rotation
+
+
+def block_of(game_id: str) -> str:
+    """The duplicate block of a game: the games sharing its deck order share this prefix of its id."""
+    return game_id.rsplit("/", 1)[0]
 
 
 def game_id(tournament: str, variant: str, round_no: int, table: int, deal: int, rotation: int) -> str:

@@ -30,7 +30,7 @@ from arena.jsontext import quote
 
 from leagues.tournament.database import Transaction, connect, table_names
 from leagues.tournament.packing import pack, unpack
-from leagues.tournament.schedule import GameSpec
+from leagues.tournament.schedule import GameSpec, block_of, schedule_order
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -158,12 +158,15 @@ class GameRow:
 
     @property
     def order(self) -> tuple[int, int, int, int, int]:
-        return self.round, self.variant_index, self.table, self.deal, self.rotation
+        return schedule_order(self)
 
     @property
     def block(self) -> str:
-        return self.id.rsplit("/", 1)[0]
+        return block_of(self.id)
 
+
+#: ``schedule_order`` in the store's columns: the order games are read and folded in
+ORDER_COLUMNS = "round, variant_index, tbl, deal, rotation"
 
 #: the tables a tournament's tally is kept in (leagues/tournament/tally.py)
 TALLY_TABLES = ("tallies", "pair_tallies", "forfeit_tallies", "watermarks", "tally_counts")
@@ -381,7 +384,7 @@ class Store:
         """``games`` as a stream (constant memory); ``after``: only games past this schedule position
         (a tally's watermark) of ``tournament``; ``forfeits``: only games that ended by a forfeit."""
         where, args = self._where(tournament, variant, entrant, round_no, after, forfeits)
-        sql = f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, round, variant_index, tbl, deal, rotation"
+        sql = f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, {ORDER_COLUMNS}"
         if limit:
             sql += f" LIMIT {int(limit)}"
         try:
@@ -423,7 +426,7 @@ class Store:
                 parts.append(f"{column} = ?")
                 args.append(value)
         if after is not None:
-            parts.append("(round, variant_index, tbl, deal, rotation) > (?, ?, ?, ?, ?)")
+            parts.append(f"({ORDER_COLUMNS}) > (?, ?, ?, ?, ?)")
             args.extend(after)
         if forfeits:
             # the stored result JSON is compact; a row written with spaces reads the same
@@ -498,7 +501,7 @@ class Store:
         order, streamed: export and verify read a million games in constant memory. A record that
         cannot be unpacked comes as "" (the reader names the game)."""
         for r in self.db.execute(f"SELECT {_ROW_COLUMNS}, record FROM games WHERE tournament = ? "
-                                 f"ORDER BY round, variant_index, tbl, deal, rotation", (tournament,)):
+                                 f"ORDER BY {ORDER_COLUMNS}", (tournament,)):
             try:
                 text = unpack(r[-1])
             except ValueError as exc:

@@ -20,7 +20,7 @@ from leagues.tournament.config import TournamentConfig
 from leagues.tournament.forfeits import row_forfeits
 from leagues.tournament.leaderboard import landed, tally_of
 from leagues.tournament.schedule import GameSpec
-from leagues.tournament.store import ROW_RESULT, GameRow, Store, StoreError, names_json
+from leagues.tournament.store import ORDER_COLUMNS, ROW_RESULT, GameRow, Store, StoreError, names_json
 from leagues.tournament.tally import ForfeitList, Tally
 
 
@@ -55,8 +55,8 @@ class Watermark:
         """The stored tally is the fold of exactly the games stored up to its watermark."""
         assert tally.watermark is not None
         behind = self.store.db.execute(
-            "SELECT COUNT(*) FROM games WHERE tournament = ? AND (round, variant_index, tbl, deal, rotation) <= "
-            "(?, ?, ?, ?, ?)", (self.name, *tally.watermark)).fetchone()[0]
+            f"SELECT COUNT(*) FROM games WHERE tournament = ? AND ({ORDER_COLUMNS}) <= (?, ?, ?, ?, ?)",
+            (self.name, *tally.watermark)).fetchone()[0]
         return int(behind) == tally.games
 
     def schedule(self, specs: Iterable[GameSpec], stored: Mapping[str, str]) -> Iterator[GameSpec]:
