@@ -218,6 +218,29 @@ def test_time_limit_is_configurable() -> None:
     assert rec.result.forfeit.reason == "timeout"
 
 
+def test_an_in_process_bot_that_answers_late_forfeits_on_time() -> None:
+    """In-process, a slow answer is seen when it comes: a timeout forfeit, as from a subprocess; the
+    bots of tute-arena itself plan their own time and are not held to the clock."""
+    v = get_variant("tute-2")
+    slow = {"mode": "sleep", "sleep_s": 0.3, "once": True, "after": 1}
+    tight = make_player("hostile_bot:HostileBot", slow, isolation="inprocess", time_limit_ms=100)
+    assert isinstance(tight, InProcessHost)
+    rec = play_game(v, shuffled_deck(v, 4), 0, [tight, make_player("random")])
+    assert rec.result.forfeit is not None and rec.result.forfeit.reason == "timeout"
+    assert "over the 100 ms limit" in rec.result.forfeit.detail
+    ok = make_player("hostile_bot:HostileBot", slow, isolation="inprocess", time_limit_ms=1500)
+    assert play_game(v, shuffled_deck(v, 4), 0, [ok, make_player("random")]).result.forfeit is None
+
+    class Slow:
+        def choose(self, view):  # type: ignore[no-untyped-def]
+            time.sleep(0.06)  # beyond 1 ms and the grace
+            return view.legal[0]
+
+    from arena.hosting import resolve_spec
+    trusted = InProcessHost(Slow(), "random", resolve_spec("random", None, None), time_limit_ms=1)
+    assert play_game(v, shuffled_deck(v, 5), 0, [trusted, make_player("random")]).result.forfeit is None
+
+
 def test_new_game_failure_is_a_crash_forfeit() -> None:
     code = ("import json,sys\n"
             "for line in sys.stdin:\n"

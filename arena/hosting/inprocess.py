@@ -1,12 +1,14 @@
-"""A trusted Python bot called directly in the referee's process: no copy, no pipe, no limits."""
+"""A trusted Python bot called directly in the referee's process: no copy, no pipe, no memory limit."""
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Callable
 
 from ..match import BotFailure
 from .spec import BotSpec
+from .subprocess import GRACE_MS
 
 log = logging.getLogger(__name__)
 
@@ -17,13 +19,16 @@ class InProcessHost:
 
     def __init__(self, bot: Any, name: str, spec: BotSpec | None = None, time_limit_ms: int | None = None) -> None:
         self.bot = bot
-        #: the tournament's move limit, told to the bot in ``new_game`` (``time_ms``) though not enforced
-        #: here: a trusted bot that plans its time (``search``) plays at the speed of the tournament
+        #: the tournament's move limit, told to the bot in ``new_game`` (``time_ms``). tute-arena's own
+        #: bots are not held to it: they plan their time (``search`` stops on counted work, so a loaded
+        #: machine cannot change a game); any other bot's answer is a timeout when it comes later than
+        #: the limit and the subprocess hosts' grace (checked when it answers: a call cannot be cut short)
         self.time_limit_ms = time_limit_ms
         self.name = name
         self.spec = spec
         # the hot path: tute-arena's own bots are called bare; any other is guarded against sys.exit
-        self.choose = bot.choose if spec is not None and spec.trusted else _guarded(bot.choose, "choose")
+        self.choose = bot.choose if spec is not None and spec.trusted else _guarded(bot.choose, "choose",
+                                                                                    time_limit_ms)
         self._new_game = _guarded(bot.new_game, "new_game") if hasattr(bot, "new_game") else None
         self._game_over = _guarded(bot.game_over, "game_over") if hasattr(bot, "game_over") else None
 
@@ -57,11 +62,12 @@ class InProcessHost:
         self.close()
 
 
-def _guarded(method: Callable[..., Any], what: str) -> Callable[..., Any]:
+def _guarded(method: Callable[..., Any], what: str, limit_ms: int | None = None) -> Callable[..., Any]:
     """``method`` with a ``SystemExit`` it raises (a bot's ``sys.exit``) turned into a crash forfeit:
     the referee forfeits a seat on an ``Exception``, and a ``SystemExit`` would otherwise end the whole
     run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` is the
-    user's Ctrl-C and passes through."""
+    user's Ctrl-C and passes through. With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
+    a subprocess is allowed) is a timeout forfeit, as it would be from a subprocess."""
 
     def call(*args: Any) -> Any:
         try:
@@ -69,4 +75,17 @@ def _guarded(method: Callable[..., Any], what: str) -> Callable[..., Any]:
         except SystemExit as exc:
             raise BotFailure("crash", f"{what} raised {exc!r}") from None
 
-    return call
+    if limit_ms is None:
+        return call
+    allowed = (limit_ms + GRACE_MS) / 1000.0
+
+    def timed(*args: Any) -> Any:
+        start = time.monotonic()
+        answer = call(*args)
+        spent = time.monotonic() - start
+        if spent > allowed:
+            raise BotFailure("timeout", f"{what} answered after {spent * 1000:.0f} ms, over the {limit_ms} ms "
+                                        f"limit (in-process: checked when it answers)")
+        return answer
+
+    return timed
