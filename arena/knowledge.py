@@ -68,7 +68,7 @@ def trumps_by_trick(view: "PlayerView") -> list[int]:
         return [view.trump] * count
     out = []
     trump = NO_SUIT
-    changes = {}
+    changes: dict[int, int] = {}
     for index, _, suit, _ in view.pair_tricks:
         changes.setdefault(index, suit)  # the first pair listed for a trick is the one that made trump
     for i in range(count):

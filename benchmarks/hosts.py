@@ -76,6 +76,7 @@ def bare_pipe(n: int = 20000) -> float:
             "    if not b: break\n"
             "    os.write(1, b)\n")
     p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert p.stdin is not None and p.stdout is not None
     fi, fo = p.stdin.fileno(), p.stdout.fileno()
     msg = b"x" * 63 + b"\n"
     for _ in range(1000):

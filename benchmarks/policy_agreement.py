@@ -78,7 +78,7 @@ class _Scored:
 
     def __init__(self, inner: Any, label: str, tally: Counter[tuple[str, str, str]]) -> None:
         self.inner, self.label, self.tally = inner, label, tally
-        self.policy: tuple[int, list[int], int, int] | None = None
+        self.policy: tuple[int, list[int], int] | None = None
         self.place = "lead"
 
     def __getattr__(self, name: str) -> Any:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import play_game, shuffled_deck  # noqa: E402
+from arena import Player, play_game, shuffled_deck  # noqa: E402
 from arena.hosting import make_bot  # noqa: E402
 from leagues.tournament.config import parse_config  # noqa: E402
 from leagues.tournament.leaderboard import standings  # noqa: E402
@@ -54,12 +54,12 @@ def bare(cfg) -> tuple[float, int, float]:  # type: ignore[no-untyped-def]
     """(seconds, games, CPU seconds) of the plain loop."""
     specs = round_robin_games(cfg)
     variants = {v.label: v.variant for v in cfg.variants}
-    bots: dict[tuple[str, int], object] = {}
+    bots: dict[tuple[str, int], Player] = {}
     cpu0 = time.process_time()
     start = time.perf_counter()
     for s in specs:
         seen: dict[str, int] = {}
-        players = []
+        players: list[Player] = []
         for name in s.seats:
             c = seen.get(name, 0)
             seen[name] = c + 1

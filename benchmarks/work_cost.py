@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from arena import derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
+from arena import Player, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402
 from arena.view import PlayerView  # noqa: E402
 
 from bots.budget import COST, Cost, Work, cost_us  # noqa: E402
@@ -76,7 +76,7 @@ def solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 def fit(samples: list[tuple[float, list[int]]], kinds: tuple[int, ...]) -> list[float]:
     """Least squares, no intercept: microseconds per unit of each of ``kinds``."""
-    a = [[sum(t[i] * t[j] for _, t in samples) for j in kinds] for i in kinds]
+    a = [[float(sum(t[i] * t[j] for _, t in samples)) for j in kinds] for i in kinds]
     b = [sum(us * t[i] for us, t in samples) for i in kinds]
     return solve(a, b)
 
@@ -96,7 +96,7 @@ def main() -> None:
             deck = shuffled_deck(v, derive_seed("work-cost", name, d))
             seat = 1 + d % (v.players - 1)  # never the dealer (0), who sits out in cabrero-5 and cabrero-6
             bot = Recording(worlds=args.worlds, work_ms=1e12, max_ms=1e12)
-            players: list[object] = [GreedyBot() for _ in range(v.players)]
+            players: list[Player] = [GreedyBot() for _ in range(v.players)]
             players[seat] = bot
             play_game(v, deck, 0, players, seed=d)
             samples += bot.samples

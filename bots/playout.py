@@ -18,7 +18,7 @@ then lets every seat follow the policy below, declarations included, to the end 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence, overload
 
 from arena import PlayerView
 from arena import rules as R
@@ -272,6 +272,17 @@ def partner_safe(hands: Sequence[int], later: Sequence[int], top: int, led: int,
         if overtakes(hands[s], top, led, trump):
             return False
     return True
+
+
+@overload
+def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int, rand: Callable[[], float],
+            eps: float, trace: list[tuple[int, str, int]] | None = None,
+            stop_at_strict: Literal[False] = False) -> Outcome: ...
+
+
+@overload
+def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int, rand: Callable[[], float],
+            eps: float, trace: list[tuple[int, str, int]] | None, stop_at_strict: bool) -> Outcome | Frontier: ...
 
 
 def playout(r: Rules, p: Position, hands: list[int], pile: list[int], first: int, rand: Callable[[], float],

@@ -370,8 +370,8 @@ class SearchBot:
                     value = self._leaf(solver, out, mw, solved)
                     if value is None:  # over its node budget: the policy's playout, as without leaves
                         value = playout(rules, pos, list(hands), pile, c, rand, eps).value(rules, seat, mw)
-                elif value is None:
-                    value = out.value(rules, seat, mw)
+                elif value is None:  # not a Frontier (the class tests above are the hot path's)
+                    value = out.value(rules, seat, mw)  # type: ignore[union-attr]
                 totals[i] += value
                 if row is not None:
                     row.append(value)

@@ -199,15 +199,17 @@ class League:
         that stopped starting, a bad rating in its league.toml, a cluster out of reach) is planned again
         from the league as it is now, so a withdrawal, a new version or a fixed league.toml takes effect
         and such a failure cannot lock the league; nothing of it is lost, as it has no games."""
-        season = self.open_season()
-        replan = season is not None and not self._has_games(season)
-        planned = season is None or replan  # planned now: its field is started before it is stored
+        open_ = self.open_season()
+        replan = open_ is not None and not self._has_games(open_)
         if cluster is not None:
             self._reach_cluster(cluster)
-        if planned:
-            earlier = set(season.tournaments) if season is not None else set()
-            season = self._start_season(replacing=season.season if season is not None else None)
+        planned = open_ is None or replan  # planned now: its field is started before it is stored
+        if open_ is None or replan:
+            earlier = set(open_.tournaments) if open_ is not None else set()
+            season = self._start_season(replacing=open_.season if open_ is not None else None)
             self._drop_empty(earlier - set(season.tournaments))
+        else:
+            season = open_
         cfg = self.season_config(season)
         entries = self.db.season_entrants(season.season)
         by_division: dict[int, list[EntrantConfig]] = {}

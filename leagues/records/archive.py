@@ -100,7 +100,7 @@ def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
         row = store.tournament(name)
         if row is None:
             raise ArchiveError([f"{store.path}: no tournament {name!r}"])
-        header = {"format": HEADER_FORMAT, "name": row.name, "config_hash": row.config_hash, "config": row.config,
+        header: dict[str, Any] = {"format": HEADER_FORMAT, "name": row.name, "config_hash": row.config_hash, "config": row.config,
                   "entrants": [e.__dict__ for e in store.entrants(name)]}
         planned = store.progress(name)[1]
         if planned is not None:  # an interrupted run's export stays resumable where it is imported

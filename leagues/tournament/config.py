@@ -234,7 +234,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     entrants = _entrants(c, data, base, bots)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
     sized = fmt not in MATCH_FORMATS and isinstance(listed, list) and listed  # a match's field fills tables
-    variants = parse_variants(c, data, len(listed) if sized else None)
+    variants = parse_variants(c, data, len(listed) if sized and isinstance(listed, list) else None)
     rating = c.collect(lambda: _rating(c, data), RatingConfig())
     challengers: tuple[str, ...] = ()
     sprt = None
@@ -289,7 +289,8 @@ def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig,
 
 def _challengers(c: Checker, data: dict[str, Any], fmt: str, entrants: tuple[EntrantConfig, ...]) -> tuple[str, ...]:
     players = [e.name for e in entrants if e.name != FIELD]
-    listed = data.get("entrants") if isinstance(data.get("entrants"), list) else []
+    named = data.get("entrants")
+    listed = named if isinstance(named, list) else []
     if fmt == "match":
         if "challengers" in data:
             raise c.fail("challengers", 'only with format = "gauntlet" (a match tests its second entrant '
@@ -409,7 +410,7 @@ def _rounds(c: Checker, data: dict[str, Any], fmt: str) -> int | None:
 
 def parse_variants(c: Checker, data: dict[str, Any], n_entrants: int | None) -> tuple[VariantConfig, ...]:
     """Every variant table, each checked on its own (its errors collected in ``c``)."""
-    items = c.collect(lambda: c.get(data, "", "variants", list), [])
+    items: list[Any] = c.collect(lambda: c.get(data, "", "variants", list), [])
     if not items and "variants" in data and isinstance(data["variants"], list):
         c.errors.append(str(c.fail("variants", "empty: name at least one variant")))
     elif "variants" not in data:
@@ -468,7 +469,7 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
 
 def _entrants(c: Checker, data: dict[str, Any], base: Path, bots: bool = True) -> tuple[EntrantConfig, ...]:
     """Every entrant table, each checked on its own (its errors collected in ``c``)."""
-    items = c.collect(lambda: c.get(data, "", "entrants", list), [])
+    items: list[Any] = c.collect(lambda: c.get(data, "", "entrants", list), [])
     if "entrants" in data and isinstance(data["entrants"], list) and len(items) < 2:
         c.errors.append(str(c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")))
     out: list[EntrantConfig] = []

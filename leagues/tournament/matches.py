@@ -41,7 +41,7 @@ def pairings(cfg: TournamentConfig) -> list[Pairing]:
     players = [e.name for e in cfg.entrants if e.name != FIELD]
     if cfg.format == "match":
         return [Pairing(0, players[0], players[1])]
-    out = []
+    out: list[Pairing] = []
     for b in cfg.challengers:
         for a in players:
             if a not in cfg.challengers:

@@ -18,7 +18,7 @@ import time
 from collections import Counter, deque
 from multiprocessing.connection import Connection, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterator, Sequence
 
 from arena import GameRecord, Variant, derive_seed, play_game, shuffled_deck
 from arena.hosting import make_player
@@ -294,7 +294,7 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[GameRec
 
 
 def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int,
-             rule: MatchRule | None, workers: int) -> Iterator[GameRecord | MatchRecord]:
+             rule: MatchRule | None, workers: int) -> Generator[GameRecord | MatchRecord, None, None]:
     """Every deal's (or match's) record, in order, from this process or from ``workers`` processes."""
     if workers <= 1:
         players = lineup.players()

@@ -576,7 +576,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         handler = _install_log(cfg.log)
         executor: Any = None
         completed = False
-        started = time.perf_counter()
+        clock = time.perf_counter()
         try:
             log.info("tournament %s: %s, %d variants, %d entrants, %s", cfg.name, cfg.format,
                      len(cfg.variants), len(cfg.entrants), f"cluster {cluster}" if cluster else f"{n_workers} workers")
@@ -586,7 +586,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 log.info("cluster %s: %d worker threads", cluster, remote.slots)
             else:
                 executor = Executor(cfg, n_workers, handler.queue)
-            started = time.perf_counter()  # games/s counts the playing, not the start of the workers
+            clock = time.perf_counter()  # games/s counts the playing, not the start of the workers
             stored = store.stored_seats(cfg.name)
             show = not quiet and redraw(stream)
             mark = Watermark(cfg, store)
@@ -600,7 +600,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             executor = None
             mark.settle()
             store.mark_finished(cfg.name)
-            summary.seconds = time.perf_counter() - started
+            summary.seconds = time.perf_counter() - clock
             log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
                      summary.skipped, summary.seconds)
             completed = True
@@ -739,8 +739,8 @@ def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
             h.seat_balance[second] -= 1
     for t in rnd.tables:
         h.meet(t)
-    for t, units in enumerate(rnd.tables):
-        table = per_table.get(t, {})
+    for index, units in enumerate(rnd.tables):
+        table = per_table.get(index, {})
         for u in sorted(units):
             shares = table.get(u)  # none: the unit dealt and sat out every game of its table
             h.scores[u] = h.scores.get(u, 0.0) + (sum(shares) / len(shares) if shares else NO_GAME_SCORE)
