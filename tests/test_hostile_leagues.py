@@ -164,8 +164,14 @@ def test_a_bot_that_stops_starting_mid_season_is_named(tmp_path: Path, capsys: p
         db.execute("UPDATE tournaments SET finished = NULL")
     (tmp_path / "MODE").write_text("nohello", encoding="utf-8")
     code, _, err = tute(capsys, "league", "season", *lg, "--quiet")
-    one_line_error(code, err, "season 1 cannot go on", "entrant 'hf' did not start")
+    one_line_error(code, err, "season 1 cannot go on", "entrant 'hf' did not start", "--forfeit-missing")
     assert "league.toml" not in err, err
+    # a bot gone for good does not lock the league: its games left are forfeits, said first
+    code, out, err = tute(capsys, "league", "season", *lg, "--quiet", "--forfeit-missing")
+    assert code == 0, err
+    assert "warning: season 1: entrant 'hf' did not start" in err and "standings after season 1" in out
+    with League.open(tmp_path) as league:
+        assert league.db.seasons()[0].finished is not None
 
 
 # ------------------------------------------------------------------ 3: every deal forfeited

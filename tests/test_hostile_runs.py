@@ -80,6 +80,33 @@ def test_unreachable_cluster_on_a_first_run_leaves_no_store(tmp_path: Path, monk
     assert games_in(cfg.store) > 0
 
 
+# ----------------------------------------------------------------------------- 1b: --forfeit-missing
+def test_an_entrant_that_does_not_start_forfeits_with_forfeit_missing(tmp_path: Path) -> None:
+    """A bot that does not start refuses the run (exit 2, the way out named); with --forfeit-missing
+    it forfeits every game instead, said first, then as every forfeit is (exit 3); and a tournament
+    half played whose bot is gone for good is finished the same way, not locked."""
+    (tmp_path / "gone.py").write_text("import sys\nsys.exit(4)\n")
+    path = write_config(tmp_path, deals=2, entrants=[{"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"},
+                                                     {"name": "x", "bot": [sys.executable, "gone.py"]}])
+    refused = tute("run", str(path), "-q", cwd=tmp_path)
+    assert refused.returncode == 2, refused.stderr
+    assert "entrant 'x' did not start" in refused.stderr and "--forfeit-missing" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1 and not (tmp_path / "store.sqlite").exists()
+    out = tute("run", str(path), "-q", "--forfeit-missing", cwd=tmp_path)
+    assert out.returncode == 3, out.stderr
+    assert "warning: entrant 'x' did not start" in out.stderr and "x forfeited every deal" in out.stderr
+    store = tmp_path / "store.sqlite"
+    games = games_in(store)
+    assert games > 0 and "rank" in out.stdout
+    with sqlite3.connect(store) as db:  # as if stopped half way
+        db.execute("UPDATE tournaments SET finished = NULL")
+    again = tute("run", str(path), "-q", cwd=tmp_path)
+    assert again.returncode == 2 and "--forfeit-missing" in again.stderr
+    resumed = tute("run", str(path), "-q", "--forfeit-missing", cwd=tmp_path)
+    assert resumed.returncode == 3 and "warning: entrant 'x' did not start" in resumed.stderr
+    assert games_in(store) == games
+
+
 # ------------------------------------------------------------------------------------ 2: sys.exit, dead workers
 def test_sys_exit_in_process_is_a_crash_forfeit_of_play(evil: Path) -> None:
     out = tute("play", "tute-2", "greedy", "evil:SysExit", "-n", "4", "--isolation", "inprocess", cwd=evil)

@@ -152,7 +152,10 @@ def withdraw(name: str, league_path: str) -> None:
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
-def season(league_path: str, workers: int | None, cluster: str | None, quiet: bool) -> None:
+@click.option("--forfeit-missing", is_flag=True,
+              help="In a season under way, an entrant that no longer starts forfeits its games left (said "
+                   "first) instead of stopping the season: for a bot gone for good.")
+def season(league_path: str, workers: int | None, cluster: str | None, quiet: bool, forfeit_missing: bool) -> None:
     """Play the next season (a tournament of every active entrant), or finish one under way.
 
     After Ctrl-C or a crash the same command resumes the season, skipping stored games; the
@@ -165,7 +168,8 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
     with _open(league_path) as lg:
         old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
         try:
-            done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster)
+            done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster,
+                                             forfeit_missing=forfeit_missing)
         except (LeagueError, LeagueStoreError, RunError, StoreError) as exc:
             _fail(str(exc))
         except Interrupted:

@@ -17,7 +17,7 @@ from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigErr
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, pick_tournament, render_all,
                                             tournament_status)
-from leagues.tournament.runner import Interrupted, RunError, run_tournament
+from leagues.tournament.runner import FORFEIT_MISSING, Interrupted, RunError, StartError, run_tournament
 from leagues.tournament.store import Store, StoreError
 
 
@@ -90,16 +90,19 @@ def register(cli: click.Group) -> None:
     @click.option("--cluster", default=None, metavar="ADDRESS",
                   help="Play on a Dask cluster: tcp://HOST:8786, or local:N worker processes here "
                        "(pip install -e '.[cluster]'; docs/cluster.md).")
+    @click.option("--forfeit-missing", is_flag=True,
+                  help="An entrant that does not start forfeits its games (said first) instead of refusing the "
+                       "run: for a bot gone for good from a tournament half played.")
     def run(tournament_toml: str, workers: int | None, new: bool, yes: bool, quiet: bool, matrix: bool,
-            cluster: str | None) -> None:
+            cluster: str | None, forfeit_missing: bool) -> None:
         """Run (or resume) the tournament of TOURNAMENT_TOML and print its table.
 
         Games already in the store are skipped, so after Ctrl-C or a crash the same command resumes;
         a finished tournament just prints its table. A changed config under the same tournament name
         is refused unless --new.
 
-        Exit status: 0 played (or finished earlier); 2 a bad config, a bot that does not start, a
-        tournament another tute is running, --new refused; 3 played, but an entrant forfeited every
+        Exit status: 0 played (or finished earlier); 2 a bad config, a bot that does not start (unless
+        --forfeit-missing), a tournament another tute is running, --new refused; 3 played, but an entrant forfeited every
         deal (the table means nothing: see the forfeits above it); 130 interrupted (run again to resume).
 
         \b
@@ -116,7 +119,10 @@ def register(cli: click.Group) -> None:
             _confirm_new(cfg.name, cfg.store, yes)
         old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
         try:
-            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
+            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
+                                     forfeit_missing=forfeit_missing)
+        except StartError as exc:
+            _user_error(f"{exc}; make it start, or give {FORFEIT_MISSING} to play its games as forfeits")
         except (RunError, StoreError) as exc:
             _user_error(str(exc))
         except Interrupted as exc:

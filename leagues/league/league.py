@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -36,7 +37,7 @@ from leagues.league.rating import Priors, places, plan_divisions, rating_rows, s
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
 from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.cluster import ClusterError, reach
-from leagues.tournament.runner import RunSummary, run_tournament, start_problem
+from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, start_problem
 from leagues.tournament.store import Store
 
 
@@ -191,14 +192,17 @@ class League:
         return None
 
     def play_season(self, *, workers: int | None = None, quiet: bool = False, stream: TextIO | None = None,
-                    cluster: str | None = None) -> tuple[Season, list[RunSummary]]:
+                    cluster: str | None = None, forfeit_missing: bool = False) -> tuple[Season, list[RunSummary]]:
         """Play the next season, or finish the one under way. Raises LeagueError before anything is
         stored if the season cannot start; runner.Interrupted on Ctrl-C (run again to resume).
 
         A season stored as started but with no game played yet (it failed before its first game: a bot
         that stopped starting, a bad rating in its league.toml, a cluster out of reach) is planned again
         from the league as it is now, so a withdrawal, a new version or a fixed league.toml takes effect
-        and such a failure cannot lock the league; nothing of it is lost, as it has no games."""
+        and such a failure cannot lock the league; nothing of it is lost, as it has no games. A season
+        with games keeps its field: with ``forfeit_missing`` an entrant of it that no longer starts
+        forfeits its games left (said on ``stream``) instead of stopping the season, so a bot gone for
+        good cannot lock the league either."""
         open_ = self.open_season()
         replan = open_ is not None and not self._has_games(open_)
         if cluster is not None:
@@ -226,10 +230,13 @@ class League:
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
             if not planned and not self._finished(tcfg.name):  # a season resumed: its field started again
-                self._check_start(season.season, cfg, by_division[d], under_way=True)
+                for problem in self._check_start(season.season, cfg, by_division[d], under_way=True,
+                                                 forfeit_missing=forfeit_missing):
+                    print(f"warning: season {season.season}: {problem}; it forfeits its games left "
+                          f"({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
             # every entrant started once above, named in the league's words: the runner need not again
             summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
-                                            new=replan, started=True))
+                                            new=replan, started=True, forfeit_missing=forfeit_missing))
         self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 
@@ -255,17 +262,22 @@ class League:
         return row is not None and row.finished is not None
 
     @staticmethod
-    def _check_start(number: int, cfg: LeagueConfig, entrants: list[EntrantConfig], *, under_way: bool) -> None:
+    def _check_start(number: int, cfg: LeagueConfig, entrants: list[EntrantConfig], *, under_way: bool,
+                     forfeit_missing: bool = False) -> list[str]:
         """Start every entrant once, as the runner's preflight does, but say which entrant fails and
-        what to do (the runner would blame the season's league.toml)."""
+        what to do (the runner would blame the season's league.toml). Returns the failures let go on
+        (a season under way, ``forfeit_missing``)."""
         failed = [(e.name, p) for e in entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
         if not failed:
-            return
+            return []
         names = [name for name, _ in failed]
         problems = [p for _, p in failed]
+        if under_way and forfeit_missing:
+            return problems
         if under_way:
             raise LeagueError(f"season {number} cannot go on: {'; '.join(problems)} (it has played games of this "
-                              f"season, so it must start again to finish it: restore what it needs to run)")
+                              f"season, so it must start again to finish it: restore what it needs to run, or "
+                              f"give {FORFEIT_MISSING} to play its games left as forfeits)")
         raise LeagueError(f"season {number} not started: {'; '.join(problems)}; make it start, or take it out "
                           f"with tute league withdraw {' '.join(names)} (nothing stored)")
 

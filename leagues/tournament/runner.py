@@ -61,6 +61,11 @@ class RunError(RuntimeError):
     """A run refused before it starts (changed config, unreadable store): one line for the user."""
 
 
+class StartError(RunError):
+    """A run refused because an entrant does not start (``preflight``): what ``forfeit_missing`` lets
+    go on."""
+
+
 class Interrupted(RuntimeError):
     """Ctrl-C (or SIGTERM): the finished games are stored; running again resumes."""
 
@@ -111,15 +116,24 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
     return None
 
 
-def preflight(cfg: TournamentConfig) -> None:
+#: what turns an entrant that does not start from a refusal of the run into forfeits of its games
+FORFEIT_MISSING = "--forfeit-missing"
+
+
+def preflight(cfg: TournamentConfig, forfeit_missing: bool = False, stream: TextIO | None = None) -> None:
     """Start every entrant once before any game: a bot that does not load or answer ``hello`` (a
     command whose script is missing, a plugin that raises on import) would otherwise forfeit every game
-    of the run. Raises RunError naming each one and what it said."""
+    of the run. Raises RunError naming each one and what it said; with ``forfeit_missing`` says each on
+    ``stream`` instead, and the run goes on with the entrant forfeiting its games (a bot gone for good
+    must not lock a tournament half played: its config cannot change without starting it again)."""
     problems = [p for e in cfg.entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
-    if problems:
+    if problems and forfeit_missing:
+        for p in problems:
+            print(f"warning: {p}; it forfeits its games ({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
+    elif problems:
         hint = " (a command runs in the config file's folder; see docs/config.md)" if any(
             isinstance(e.bot, tuple) for e in cfg.entrants) else ""
-        raise RunError(f"{cfg.source}: " + "; ".join(problems) + hint)
+        raise StartError(f"{cfg.source}: " + "; ".join(problems) + hint)
 
 
 class _Broken:
@@ -510,11 +524,13 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
-                   stream: TextIO | None = None, cluster: str | None = None, started: bool = False) -> RunSummary:
+                   stream: TextIO | None = None, cluster: str | None = None, started: bool = False,
+                   forfeit_missing: bool = False) -> RunSummary:
     """Play (or resume) ``cfg`` into its store, on this machine's processes or on the Dask cluster
     ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start. ``started``:
     the caller has started every entrant just now (``preflight`` or its own words for it: a league's
-    season), so they are not started once more."""
+    season), so they are not started once more. ``forfeit_missing``: an entrant that does not start
+    forfeits its games instead of refusing the run (``preflight``)."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
     cluster = cluster or cfg.cluster
@@ -524,12 +540,12 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     except LockedError as exc:
         raise RunError(f"{cfg.source}: tournament {exc}") from None
     try:
-        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started)
+        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing)
     finally:
         lock.__exit__()
 
 
-def _cluster_executor(cfg: TournamentConfig, cluster: str) -> Any:
+def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool, stream: TextIO) -> Any:
     """The cluster, reached and every worker having started every entrant (its players are built by
     ``start``, once the run's log is there to take their lines). Asked for before ``prepare``: a
     scheduler that cannot be reached must refuse the run before ``--new`` deletes anything."""
@@ -538,22 +554,25 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str) -> Any:
     except ClusterError as exc:
         raise RunError(str(exc)) from None
     failures = executor.check_workers()
-    if failures:
+    if failures and forfeit_missing:
+        for f in failures:
+            print(f"warning: {f}; it forfeits its games there ({FORFEIT_MISSING})", file=stream, flush=True)
+    elif failures:
         executor.close()
-        raise RunError(f"{cfg.source}: entrants that do not start on the cluster {cluster}: " + "; ".join(failures))
+        raise StartError(f"{cfg.source}: entrants that do not start on the cluster {cluster}: " + "; ".join(failures))
     return executor
 
 
 def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
-                cluster: str | None = None, started: bool = False) -> RunSummary:
+                cluster: str | None = None, started: bool = False, forfeit_missing: bool = False) -> RunSummary:
     summary = RunSummary(cfg.name)
     fresh = not cfg.store.exists()
     remote: Any = None
     if fresh:  # a first run that is refused (a bot that does not start, no cluster) leaves no empty store
         if not started:
-            preflight(cfg)
+            preflight(cfg, forfeit_missing, stream)
         if cluster is not None:
-            remote = _cluster_executor(cfg, cluster)
+            remote = _cluster_executor(cfg, cluster, forfeit_missing, stream)
     try:
         store = Store(cfg.store)
     except BaseException:
@@ -565,9 +584,9 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         if new or row is None or row.finished is None:
             # every check that can refuse the run comes before ``prepare``, which deletes with --new
             if not (fresh or started):
-                preflight(cfg)
+                preflight(cfg, forfeit_missing, stream)
             if cluster is not None and remote is None:
-                remote = _cluster_executor(cfg, cluster)
+                remote = _cluster_executor(cfg, cluster, forfeit_missing, stream)
         if prepare(cfg, store, new=new):
             summary.already_finished = True
             if not kept(store.db, cfg.name):  # a store from before tallies or of another count: fold it once, keep it
