@@ -52,15 +52,15 @@ def test_teams_and_ties_reach_trueskill_as_groups_of_one(monkeypatch: pytest.Mon
     assert calls == []  # two sides and a winner: the closed form (checked against the library below)
     lib = trueskill.TrueSkill(mu=25, sigma=25 / 3, beta=25 / 6, tau=0, draw_probability=0)
     (a,), (b,) = real(lib, [(lib.create_rating(),), (lib.create_rating(),)], ranks=[1, 0])
-    assert rater.ratings["a"].mu == pytest.approx(a.mu, abs=1e-9) and rater.ratings["b"].mu == pytest.approx(b.mu, abs=1e-9)
-    assert rater.ratings["b"].mu > rater.ratings["a"].mu
+    assert rater.rating("a").mu == pytest.approx(a.mu, abs=1e-9) and rater.rating("b").mu == pytest.approx(b.mu, abs=1e-9)
+    assert rater.rating("b").mu > rater.rating("a").mu
     rater.add(row("tute-3", ("a", "b", "c"), (0, 0, 2), 1))
     groups, ranks = calls[-1]
     assert [list(g) for g in groups] == [["a"], ["b"], ["c"]] and ranks == [0, 0, 2]
     # a tie under a zero draw probability is still rated (fallback environment), never a crash
     rater2 = Rater(RatingConfig(draw_probability=0.0), TEAMS)
     rater2.add(row("tute-2", ("a", "b"), (0, 0)))
-    assert rater2.ratings["a"].mu == pytest.approx(rater2.ratings["b"].mu)
+    assert rater2.rating("a").mu == pytest.approx(rater2.rating("b").mu)
 
 
 @settings(max_examples=300, deadline=None)
@@ -72,7 +72,7 @@ def test_the_two_sided_closed_form_is_the_librarys_update(mu: tuple[float, float
     """Two sides and a winner are rated in closed form (every table's hot path): the library's factor
     graph gives the same numbers, within 1e-9, or the closed form steps aside."""
     rater = Rater(RatingConfig(tau=tau, draw_probability=draw), TEAMS)
-    rater.ratings["a"], rater.ratings["b"] = trueskill.Rating(mu[0], sigma[0]), trueskill.Rating(mu[1], sigma[1])
+    rater.ratings["a"], rater.ratings["b"] = (mu[0], sigma[0]), (mu[1], sigma[1])
     ranks = [0, 1] if first_wins else [1, 0]
     env = rater.env(2, False, None)
     try:
@@ -80,7 +80,7 @@ def test_the_two_sided_closed_form_is_the_librarys_update(mu: tuple[float, float
     except FloatingPointError:
         return  # the library itself needs its mpmath fallback here, and so does the Rater
     if rater._two(["a", "b"], ranks):
-        for got, want in ((rater.ratings["a"], x), (rater.ratings["b"], y)):
+        for got, want in ((rater.rating("a"), x), (rater.rating("b"), y)):
             assert got.mu == pytest.approx(want.mu, abs=1e-9) and got.sigma == pytest.approx(want.sigma, abs=1e-9)
 
 
@@ -99,9 +99,9 @@ def test_winner_never_falls_last_never_rises(games: list) -> None:
         rater.add(row(variant, seats, ranks, i))
         for s, rk in zip(seats, ranks):
             if rk == 0 and ranks.count(0) == 1:
-                assert rater.ratings[s].mu >= before[s] - 1e-9
+                assert rater.rating(s).mu >= before[s] - 1e-9
             if rk == max(ranks) and ranks.count(rk) == 1:
-                assert rater.ratings[s].mu <= before[s] + 1e-9
+                assert rater.rating(s).mu <= before[s] + 1e-9
 
 
 def test_order_is_schedule_order_not_input_order() -> None:

@@ -153,6 +153,17 @@ def test_a_match_keeps_tables_equal_to_a_recomputation(tmp_path: Path) -> None:
 
 
 
+def test_a_variant_played_by_the_match_keeps_tables_equal_to_a_recomputation(tmp_path: Path) -> None:
+    """Seed 42 is a case where a rating kept as the library's Rating (1/sigma^2 inside) printed a sigma
+    a last bit away from the fold of every game, and verify said the tables disagree."""
+    path = write_config(tmp_path, seed=42, deals=3, variants=[{"name": "tute-2", "unit": "match"}], entrants=[
+        {"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"},
+        {"name": "r3", "bot": "random", "params": {"seed": 3}}])
+    run_tournament(load_config(path), workers=1, quiet=True)
+    store = tmp_path / "store.sqlite"
+    assert kept(store, "t") and tables(store, "t", False) == tables(store, "t", True)
+
+
 def test_a_stored_game_the_schedule_now_seats_otherwise_stops_the_resume(tmp_path: Path) -> None:
     """A tournament begun by a version that paired differently is never mixed with the new tables."""
     path = write_config(tmp_path, deals=40, workers=1, entrants=FIVE[:3])

@@ -64,7 +64,10 @@ class Rater:
         self.priors = dict(priors or {})
         self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
         self._envs: dict[tuple[int, bool, str | None], trueskill.TrueSkill] = {}
-        self.ratings: dict[str, trueskill.Rating] = {}
+        #: each entrant's (mu, sigma), as plain floats: the library's Rating keeps 1/sigma^2 and mu/sigma^2
+        #: and gives mu and sigma back only to the last bit, so a rating kept as a Rating would differ
+        #: from one stored and read back (a kept tally against the fold of every game, --recompute)
+        self.ratings: dict[str, tuple[float, float]] = {}
         self.games: dict[str, int] = {}
         self.fallbacks = 0
 
@@ -77,12 +80,17 @@ class Rater:
             self._envs[key] = make_env(self.rc, draw, backend)
         return self._envs[key]
 
-    def rating(self, name: str) -> trueskill.Rating:
+    def state(self, name: str) -> tuple[float, float]:
+        """``name``'s (mu, sigma): its prior until it has played."""
         r = self.ratings.get(name)
         if r is None:
             mu, sigma = self.priors.get(name, (self.rc.mu, self.rc.sigma))
-            r = self.ratings[name] = trueskill.Rating(mu=mu, sigma=sigma)
+            r = self.ratings[name] = (float(mu), float(sigma))
         return r
+
+    def rating(self, name: str) -> trueskill.Rating:
+        mu, sigma = self.state(name)
+        return trueskill.Rating(mu=mu, sigma=sigma)
 
     def add(self, row: GameRow) -> None:
         """Fold one game in. A redeal (subastado, all passed) was never played, and a seat sitting the
@@ -100,11 +108,10 @@ class Rater:
             new = self.env(len(teams), tied, None).rate(groups, ranks=ranks)
         except (FloatingPointError, ValueError, ZeroDivisionError, OverflowError):
             self.fallbacks += 1
-            mp = self.env(len(teams), tied, "mpmath").rate(groups, ranks=ranks)
-            new = [{n: trueskill.Rating(mu=float(r.mu), sigma=float(r.sigma)) for n, r in g.items()} for g in mp]
+            new = self.env(len(teams), tied, "mpmath").rate(groups, ranks=ranks)
         for g in new:
             for n, r in g.items():
-                self.ratings[n] = r
+                self.ratings[n] = (float(r.mu), float(r.sigma))
                 self.games[n] = self.games.get(n, 0) + 1
 
     def _two(self, names: Sequence[str], ranks: Sequence[int]) -> bool:
@@ -115,18 +122,18 @@ class Rater:
         changed) where the numbers leave the formula's range: the library and its fallback decide."""
         env = self.env(2, False, None)
         w, l_ = (0, 1) if ranks[0] < ranks[1] else (1, 0)
-        rw, rl = self.rating(names[w]), self.rating(names[l_])
+        (mu_w, sigma_w), (mu_l, sigma_l) = self.state(names[w]), self.state(names[l_])
         tau2, beta = env.tau ** 2, env.beta
-        sw2, sl2 = rw.sigma ** 2 + tau2, rl.sigma ** 2 + tau2
+        sw2, sl2 = sigma_w ** 2 + tau2, sigma_l ** 2 + tau2
         c2 = 2 * beta * beta + sw2 + sl2
         c = math.sqrt(c2)
         margin = trueskill.calc_draw_margin(env.draw_probability, 2, env) / c  # as the library: even at 0
         try:
-            t = (rw.mu - rl.mu) / c
+            t = (mu_w - mu_l) / c
             v = env.v_win(t, margin)
             wf = env.w_win(t, margin)
-            new_w = trueskill.Rating(mu=rw.mu + sw2 / c * v, sigma=math.sqrt(sw2 * (1 - sw2 / c2 * wf)))
-            new_l = trueskill.Rating(mu=rl.mu - sl2 / c * v, sigma=math.sqrt(sl2 * (1 - sl2 / c2 * wf)))
+            new_w = (mu_w + sw2 / c * v, math.sqrt(sw2 * (1 - sw2 / c2 * wf)))
+            new_l = (mu_l - sl2 / c * v, math.sqrt(sl2 * (1 - sl2 / c2 * wf)))
         except (FloatingPointError, ValueError, ZeroDivisionError, OverflowError):
             return False
         self.ratings[names[w]], self.ratings[names[l_]] = new_w, new_l
@@ -135,7 +142,7 @@ class Rater:
         return True
 
     def result(self) -> dict[str, Rated]:
-        return {n: Rated(r.mu, r.sigma, self.games.get(n, 0)) for n, r in self.ratings.items()}
+        return {n: Rated(mu, sigma, self.games.get(n, 0)) for n, (mu, sigma) in self.ratings.items()}
 
 
 def rate(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
@@ -144,7 +151,7 @@ def rate(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence
     starting from its ``priors`` entry if it has one."""
     rater = Rater(rc, teams, priors)
     for name in entrants:
-        rater.rating(name)
+        rater.state(name)
     for row in sorted(rows, key=lambda r: r.order):
         rater.add(row)
     return rater.result()

@@ -23,7 +23,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-import trueskill
 
 from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
 
@@ -38,8 +37,10 @@ POOLED = "*"
 #: what a stored tally counts, kept beside its watermark: a tally of another count is not loaded (the
 #: readers fold every game instead, and the next ``tute run`` of the tournament folds and keeps it
 #: again). 2: the dealer who sits a deal out (cabrero with 5 or 6) counts no game, outcome, comparison
-#: or deal; a tally without the number (1) counted that seat as a shared place.
-COUNT = 2
+#: or deal; a tally without the number (1) counted that seat as a shared place. 3: ratings carried
+#: as plain (mu, sigma) floats, so a stored tally reads back to the last bit what the fold holds (2 kept
+#: trueskill's Rating, whose mu and sigma come back within a bit of what was stored).
+COUNT = 3
 #: the table's column for each outcome (``arena.result.outcome``)
 COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
 
@@ -171,13 +172,13 @@ class ScopeTally:
         conservative rating, then mu, then name."""
         rows = []
         for n in names:
-            r = self.rater.rating(n)
+            mu, sigma = self.rater.state(n)
             c = self.counts.get(n, Counts())
-            rows.append((r.mu - self.rc.k * r.sigma, r.mu, n, r, c))
+            rows.append((mu - self.rc.k * sigma, mu, n, sigma, c))
         rows.sort(key=lambda x: (-x[0], -x[1], x[2]))
-        return [Standing(i + 1, n, cons, mu, r.sigma, c.games, c.wins, c.draws, c.losses,
+        return [Standing(i + 1, n, cons, mu, sigma, c.games, c.wins, c.draws, c.losses,
                          c.points / c.games if c.games else 0.0, c.forfeits)
-                for i, (cons, mu, n, r, c) in enumerate(rows)]
+                for i, (cons, mu, n, sigma, c) in enumerate(rows)]
 
     def head_to_head(self) -> dict[tuple[str, str], HeadToHead]:
         return {key: p.final(*key) for key, p in self.pairs.items()}
@@ -292,7 +293,7 @@ class Tally:
             if mu is not None:
                 if sigma is None:
                     raise _damaged(db, tournament, f"tallies row {key}/{n}", "sigma: missing beside mu")
-                s.rater.ratings[n] = trueskill.Rating(mu=mu, sigma=sigma)
+                s.rater.ratings[n] = (float(mu), float(sigma))
                 s.rater.games[n] = rated
             s.counts[n] = Counts(*c)
         for row in db.execute(
@@ -354,8 +355,7 @@ def kept(db: sqlite3.Connection, tournament: str) -> bool:
 
 
 def _rating(rater: Rater, name: str) -> tuple[float | None, float | None]:
-    r = rater.ratings.get(name)
-    return (None, None) if r is None else (r.mu, r.sigma)
+    return rater.ratings.get(name, (None, None))
 
 
 def fold(rows: Iterable[GameRow], rc: RatingConfig, teams: Mapping[str, Sequence[Sequence[int]]],
