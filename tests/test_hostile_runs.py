@@ -153,6 +153,43 @@ def test_in_process_host_lets_ctrl_c_through() -> None:
         InProcessHost(Interrupted(), "x").choose(None)
 
 
+def test_a_second_ctrl_c_is_ignored_while_the_first_stops_the_command() -> None:
+    from leagues.cli.exits import StopOnceOnInterrupt, interrupt_once
+
+    before_int, before_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    with StopOnceOnInterrupt():
+        assert signal.getsignal(signal.SIGINT) is interrupt_once
+    assert signal.getsignal(signal.SIGINT) is before_int  # put back: it did not fire
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with StopOnceOnInterrupt():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)
+        os.kill(os.getpid(), signal.SIGINT)  # the second: ignored, the command is stopping
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.05)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before_int)
+        signal.signal(signal.SIGTERM, before_term)
+
+
+def test_ctrl_c_twice_stops_a_run_saying_what_was_stored(tmp_path: Path) -> None:
+    """A Ctrl-C pressed twice (or the signal sent to the process and then its group, as ``timeout -s
+    INT`` does) ended in click's bare "aborted" when the second came while the workers were ended."""
+    path = write_config(tmp_path, deals=40, workers=2, entrants=[{"name": "s", "bot": "search"},
+                                                                 {"name": "g", "bot": "greedy"}])
+    proc = subprocess.Popen([sys.executable, "-m", "leagues", "run", str(path), "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    time.sleep(5)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "tute: interrupted:" in err and "aborted" not in err and "Traceback" not in err, err
+
+
 # --------------------------------------------------------------------------------------------- 10: SIGTERM
 def test_sigterm_stops_play_with_workers_like_ctrl_c(tmp_path: Path) -> None:
     env = dict(os.environ)

@@ -3,7 +3,9 @@ the same exit status for ``run``, ``match``, ``play`` and ``league season``, so 
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +17,31 @@ from leagues.tournament.forfeits import ForfeitWatch
 EXIT_ALL_FORFEITED = 3
 
 
-def sigterm_as_interrupt(signum: int, frame: Any) -> None:
-    """SIGTERM (a service manager stopping the command) stops it as Ctrl-C does: what was played is
-    kept and summarised, then exit 130."""
+def interrupt_once(signum: int, frame: Any) -> None:
+    """Ctrl-C (SIGINT), and SIGTERM (a service manager stopping the command): a KeyboardInterrupt the
+    first time, so what was played is kept and summarised, then exit 130; every later one is ignored,
+    so the stopping (ending the workers, closing the store and the log) is not cut short by a second
+    press, or by the same signal sent to the process and then to its group (``timeout -s INT``), which
+    ended in click's bare "aborted" instead of the summary."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
+
+
+class StopOnceOnInterrupt:
+    """``interrupt_once`` for Ctrl-C while a command runs (the CLI's entry point); put back after it
+    unless it fired (then the process is ending, and a second Ctrl-C must still find it ignored). Not
+    in a thread, which cannot set handlers, nor where SIGINT is ignored (a background job)."""
+
+    def __enter__(self) -> None:
+        self.previous: Any = None
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.previous = signal.signal(signal.SIGINT, interrupt_once)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None and signal.getsignal(signal.SIGINT) is interrupt_once:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 def say_forfeits(watch: ForfeitWatch) -> None:

@@ -15,7 +15,7 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
-from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
 from leagues.cli.style import redraw
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
@@ -166,7 +166,7 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
       tute league season -l club --workers 2
     """
     with _open(league_path) as lg:
-        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
+        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster,
                                              forfeit_missing=forfeit_missing)

@@ -22,7 +22,7 @@ from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
 
-from leagues.cli.exits import exit_if_all_forfeited, sigterm_as_interrupt
+from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interrupt_once
 from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS
@@ -193,7 +193,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             except OSError as exc:
                 raise UserError(f"{records}: {exc.strerror}") from None
         progress = _progress(games, "matches" if rule else "deals")
-        old_term = signal.signal(signal.SIGTERM, sigterm_as_interrupt)  # as run does: a summary, exit 130
+        old_term = signal.signal(signal.SIGTERM, interrupt_once)  # as run does: a summary, exit 130
         try:
             watch = ForfeitWatch()  # as run counts them: to exit 3 when a bot forfeited every deal
 
@@ -376,7 +376,8 @@ _register_commands()
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: click's errors and ours become one line on stderr."""
     try:
-        cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)
+        with StopOnceOnInterrupt():
+            cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)
         sys.stdout.flush()  # here, not at exit: a closed pipe found at exit would print a warning
     except click.exceptions.Abort:
         click.echo("tute: aborted", err=True)

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from arena.hosting import is_command
-from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
 from leagues.tournament.config import ConfigError, parse_config
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
@@ -111,7 +111,7 @@ def register(cli: click.Group) -> None:
             cfg = parse_config(data, source="tute match", base=Path.cwd())
         except ConfigError as exc:
             raise UserError(_options_words(str(exc))) from None
-        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
+        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:

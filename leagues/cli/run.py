@@ -10,7 +10,7 @@ from typing import NoReturn
 
 import click
 
-from leagues.cli.exits import exit_if_all_forfeited, say_forfeits, sigterm_as_interrupt
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
 from leagues.cli.records import report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
                                        max_workers, parse_config)
@@ -117,7 +117,7 @@ def register(cli: click.Group) -> None:
             _user_error(str(exc))
         if new:
             _confirm_new(cfg.name, cfg.store, yes)
-        old = signal.signal(signal.SIGTERM, sigterm_as_interrupt)
+        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
                                      forfeit_missing=forfeit_missing)
