@@ -101,8 +101,11 @@ class ClusterExecutor:
         self.cluster = None
         try:
             if local is not None:
+                # its own logs only when critical: a worker's heartbeat that meets the scheduler closing
+                # first logs an ERROR with a traceback at the end of a good run; the run's own failures
+                # come back as results or as the runner's errors, and the games' logs are forwarded below
                 self.cluster = d.LocalCluster(n_workers=local, threads_per_worker=1, processes=True,
-                                              dashboard_address=None, silence_logs=logging.ERROR)
+                                              dashboard_address=None, silence_logs=logging.CRITICAL)
                 self.client = d.Client(self.cluster)
             else:
                 self.client = d.Client(where, timeout=CONNECT_SECONDS)
