@@ -93,3 +93,9 @@ def test_play_records_named_gz_are_compressed_and_import_reads_them(tmp_path: Pa
     assert imported.returncode == 0, imported.stderr
     shown = tute("replay", "--file", str(path), "--index", "2")
     assert shown.returncode == 0 and "result:" in shown.stdout, shown.stderr
+
+
+def test_a_slow_rate_reads_in_two_digits_not_zero() -> None:
+    from leagues.tournament.terminal import per_second
+
+    assert [per_second(x) for x in (0.2926, 3.14159, 52.3, 1234.5)] == ["0.29", "3.1", "52", "1234"]

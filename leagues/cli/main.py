@@ -28,6 +28,7 @@ from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
+from leagues.tournament.terminal import per_second
 
 
 class UserError(click.ClickException):
@@ -342,7 +343,7 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
                 gid, detail = st.first[st.reasons.most_common(1)[0][0]]
                 click.echo(f"forfeits of seat {s} ({names[s]}): {reasons}; first, {gid}: {first_line(detail)}")
     rate = tally.deals / tally.seconds if tally.seconds > 0 else float("inf")
-    click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {rate:.0f} games/s, {tally.decisions} decisions")
+    click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {per_second(rate)} games/s, {tally.decisions} decisions")
     if records:
         click.echo(f"records: {records}")
     if any(st.forfeits for st in tally.seats):

@@ -19,6 +19,7 @@ from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, 
                                             tournament_status)
 from leagues.tournament.runner import FORFEIT_MISSING, Interrupted, RunError, StartError, run_tournament
 from leagues.tournament.store import Store, StoreError
+from leagues.tournament.terminal import per_second
 
 
 def _user_error(message: str) -> NoReturn:
@@ -134,7 +135,7 @@ def register(cli: click.Group) -> None:
             click.echo(f"{cfg.name}: finished earlier; its table from {cfg.store}:", err=True)
         else:
             click.echo(f"{cfg.name}: {summary.played} games played ({summary.skipped} already stored) in "
-                       f"{summary.seconds:.1f} s, {summary.rate:.0f} games/s; store {cfg.store}, log {cfg.log}",
+                       f"{summary.seconds:.1f} s, {per_second(summary.rate)} games/s; store {cfg.store}, log {cfg.log}",
                        err=True)
         try:
             with Store(cfg.store) as store:

@@ -43,7 +43,7 @@ from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.terminal import redraw
+from leagues.tournament.terminal import per_second, redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
@@ -432,7 +432,7 @@ class Progress:
         rate = self.played / (now - self.start) if now > self.start else 0.0
         left = max(0, self.total - self.done)
         eta = f"{int(left / rate) // 60}:{int(left / rate) % 60:02d}" if rate > 0 else "?"
-        self.stream.write(f"\r{self.name}: {self.done}/{self.total} games  {rate:.0f} games/s  ETA {eta}   ")
+        self.stream.write(f"\r{self.name}: {self.done}/{self.total} games  {per_second(rate)} games/s  ETA {eta}   ")
         self.stream.flush()
 
     def say(self, text: str) -> None:

@@ -1,5 +1,6 @@
 """Whether a stream is a terminal that takes a redrawn line (a carriage return and an erase sequence):
-not a file or pipe, and not ``TERM=dumb``. The runner's progress line and the CLI's both ask here."""
+not a file or pipe, and not ``TERM=dumb``. The runner's progress line and the CLI's both ask here; and
+how a rate reads on them (``per_second``)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,9 @@ def plain_terminal() -> bool:
 def redraw(stream: IO[Any]) -> bool:
     """Whether a progress line may be redrawn in place on ``stream``."""
     return stream.isatty() and not plain_terminal()
+
+
+def per_second(rate: float) -> str:
+    """A rate as the progress lines and summaries print it: whole numbers from 10 up, two significant
+    digits below (0.29 games/s, not 0 games/s, for a slow bot)."""
+    return f"{rate:.0f}" if rate >= 10 or rate != rate or rate == float("inf") else f"{rate:.2g}"
