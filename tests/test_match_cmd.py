@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import json
 import sqlite3
 import subprocess
 import sys
@@ -102,6 +103,10 @@ def test_a_gauntlet_decides_each_pairing_and_the_leaderboard_shows_it(tmp_path: 
     # no pairing of the field entrants against each other
     ids = [r[0] for r in sqlite3.connect(tmp_path / "store.sqlite").execute("SELECT seats FROM games")]
     assert all("greedy" in s for s in ids)
+    # the field bot is a row where it sat (tute-3), not a row of no games where it never did (tute-2)
+    tables = json.loads(tute("leaderboard", "--store", "store.sqlite", "-f", "json", cwd=tmp_path).stdout)
+    rows = {label: {r["entrant"]: r["games"] for r in t["standings"]} for label, t in tables["variants"].items()}
+    assert "field" not in rows["tute-2"] and rows["tute-3"]["field"] > 0
 
 
 def test_configs_come_back_from_their_stored_identity(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from tabulate import tabulate
 
 from arena import get_variant
 
-from leagues.tournament.config import RatingConfig
+from leagues.tournament.config import FIELD, RatingConfig
 from leagues.tournament.forfeits import ForfeitWatch, deal_forfeits
 from leagues.tournament.store import GameRow, Store, StoreError
 from leagues.tournament.tally import (ForfeitList, HeadToHead, Standing, Tally, head_to_head,  # noqa: F401
@@ -111,7 +111,9 @@ def all_tables(store: Store, tournament: str, variant: str | None = None, matrix
         scope = tally.scope(label)
         title = f"{tournament}: " + (f"variant {label}" if label else
                                      "all variants" if len(teams) > 1 else f"variant {next(iter(teams))}")
-        tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, scope.standings(names),
+        # a gauntlet's field bot is a row only where it sat (the variants wider than two sides)
+        shown = [n for n in names if n != FIELD or (n in scope.counts and scope.counts[n].games)]
+        tables.append((label if label or len(teams) > 1 else next(iter(teams)), title, scope.standings(shown),
                        scope.head_to_head() if matrix else None))
     return tables
 
