@@ -75,7 +75,8 @@ def test_a_killed_match_resumes_to_the_same_decision(tmp_path: Path) -> None:
     (["--sprt", "10,0"], "elo0 (10) must be below elo1 (0)"),
     (["--sprt", "0,10", "--alpha", "0.7"], "alpha: must be in (0, 0.5)"),
     (["--sprt", "zero"], "expected ELO0,ELO1"),
-    (["-v", "tute-3"], "--field: missing"),
+    (["-v", "tute-3"], "--field: missing: tute-3 has more than two sides; name the bot that fills the other "
+                       "seats (e.g. --field greedy)"),
 ])
 def test_bad_match_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     base = ["match", "random", "greedy"] + ([] if "-v" in args else ["-v", "tute-2"])

@@ -139,4 +139,4 @@ def _options_words(message: str) -> str:
     for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
                         ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
         message = message.replace(f": {key}", f": {option}")
-    return message
+    return message.replace('field = "greedy"', "--field greedy")

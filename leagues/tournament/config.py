@@ -274,8 +274,8 @@ def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig,
     wide = [v.label for v in variants if v.sides > 2]
     if bot is None:
         if wide:
-            raise c.fail("field", f"missing: {', '.join(wide)} seat more than two sides; name the bot that "
-                                  "fills the other seats (e.g. field = \"greedy\")")
+            raise c.fail("field", f"missing: {', '.join(wide)} {'has' if len(wide) == 1 else 'have'} more than two "
+                                  "sides; name the bot that fills the other seats (e.g. field = \"greedy\")")
         return entrants
     if any(e.name == FIELD for e in entrants):
         raise c.fail("field", f"an entrant is named {FIELD!r}: rename it (the field bot takes that name)")

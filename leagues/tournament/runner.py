@@ -131,8 +131,8 @@ def preflight(cfg: TournamentConfig, forfeit_missing: bool = False, stream: Text
         for p in problems:
             print(f"warning: {p}; it forfeits its games ({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
     elif problems:
-        hint = " (a command runs in the config file's folder; see docs/config.md)" if any(
-            isinstance(e.bot, tuple) for e in cfg.entrants) else ""
+        where = "the config file's folder; see docs/config.md" if cfg.source.endswith(".toml") else "this folder"
+        hint = f" (a command runs in {where})" if any(isinstance(e.bot, tuple) for e in cfg.entrants) else ""
         raise StartError(f"{cfg.source}: " + "; ".join(problems) + hint)
 
 
