@@ -132,6 +132,22 @@ def test_import_refuses_players_who_are_not_entrants(played: Path, tmp_path: Pat
     assert all_records(store) == before
 
 
+def test_plain_records_of_two_runs_go_to_two_tournaments(played: Path, tmp_path: Path) -> None:
+    """``tute play`` ids say only the seed and the deal (play/7/0): imported under a tournament they are
+    stored as TOURNAMENT/play/7/0, so two variants played with one seed do not take the same ids."""
+    store = tmp_path / "s.sqlite"
+    for variant, name in (("tute-2", "two"), ("cabron", "three")):
+        bots = ["random"] * (3 if variant == "cabron" else 2)
+        plain = tmp_path / f"{name}.jsonl"
+        assert tute(played, "play", variant, *bots, "-n", "2", "--seed", "7", "--records", str(plain)).returncode == 0
+        assert json.loads(plain.read_text().splitlines()[0])["id"] == "play/7/0"
+        out = tute(played, "import", str(plain), "--store", str(store), "-t", name)
+        assert out.returncode == 0, out.stderr
+    assert {"two/play/7/0", "three/play/7/0"} <= set(all_records(store))
+    again = tute(played, "import", str(tmp_path / "two.jsonl"), "--store", str(store), "-t", "two")
+    assert again.returncode == 2 and "two/play/7/0 is already in" in again.stderr
+
+
 @pytest.mark.parametrize("name", ["a b", "", "tab\there"])
 def test_import_refuses_a_tournament_name_no_id_can_carry(played: Path, tmp_path: Path, name: str) -> None:
     plain = tmp_path / "plain.jsonl"

@@ -182,7 +182,10 @@ class ImportResult:
 
 
 def _spec(rec: GameRecord | MatchRecord, data: dict[str, Any], fallback_tournament: str, position: int) -> GameSpec:
-    """Where an imported game sits: its ``schedule`` field, else what its id says, else the file order."""
+    """Where an imported game sits: its ``schedule`` field, else what its id says, else the file order.
+    A game of neither kind (``tute play --records``) is stored as ``{tournament}/{its id}``: its id
+    (``play/7/0``) says only the seed and the deal, so the games of two such files, of two variants or
+    of other bots, into two tournaments would otherwise take the same ids."""
     if isinstance(rec, MatchRecord):
         return _spec_of(rec.id, rec.variant, rec.seed, rec.first_dealer, rec.seats, data, fallback_tournament,
                         position)
@@ -204,7 +207,7 @@ def _spec_of(gid: str, variant: str, seed: int | None, dealer: int, seats: list[
         return GameSpec(id=gid, tournament=m["t"], variant=m["v"], variant_index=0, round=int(m["r"]),
                         table=int(m["tb"]), deal=int(m["d"]), rotation=int(m["s"]), seed=int(seed or 0),
                         dealer=dealer, seats=tuple(seats), units=units)
-    return GameSpec(id=gid or f"{fallback_tournament}/{position}", tournament=fallback_tournament,
+    return GameSpec(id=f"{fallback_tournament}/{gid or position}", tournament=fallback_tournament,
                     variant=variant, variant_index=0, round=0, table=0, deal=position, rotation=0,
                     seed=int(seed or 0), dealer=dealer, seats=tuple(seats), units=units)
 
