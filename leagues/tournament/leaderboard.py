@@ -216,7 +216,7 @@ def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[
     """Every table of a tournament (the pooled one first, then one per variant: ``(label, title, table,
     h2h)``) in one output of ``fmt``, with the status (final, or partial: games played of planned) in
     every format: JSON one object (``pooled`` and ``variants``), CSV one table with ``variant`` and
-    ``status`` columns, the text formats a line under each title."""
+    ``status`` columns, the text formats in each title (the tournament's count in the first)."""
     if fmt == "json":
         def one(title: str, table: Sequence[Standing], h2h: Any) -> dict[str, Any]:
             d: dict[str, Any] = {"title": title, "standings": [asdict(x) for x in table]}
@@ -242,7 +242,8 @@ def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[
                             x.games, x.wins, x.draws, x.losses, f"{x.points_per_deal:.3f}", x.forfeits, status.text])
         return buf.getvalue().rstrip("\n")
     parts = []
-    for label, title, table, h2h in tables:
-        shown = title if status.finished else f"{title} ({status.text})"
+    for i, (label, title, table, h2h) in enumerate(tables):
+        # the count is the tournament's: said once, over the first table, and not as if a variant's
+        shown = title if status.finished else f"{title} ({status.text if i == 0 else 'partial'})"
         parts.append(render(table, fmt, title=shown, h2h=h2h))
     return "\n\n".join(parts)
