@@ -88,7 +88,7 @@ def _plays_text(plays: dict[str, str] | None) -> str:
 @bots.command()
 @click.argument("bot")
 @click.option("--deals", "-n", default=200, show_default=True, type=click.IntRange(1),
-              help="Deals in total, split over the variants.")
+              help="Deals in total, split evenly over the variants (rounded down, at least one per seat).")
 @click.option("--variant", "-v", "variants", multiple=True, type=click.Choice(list(VARIANTS)),
               help="Check only these variants (repeatable; default: all presets).")
 @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deals.")
