@@ -85,7 +85,7 @@ def main() -> None:
     ap.add_argument("--variants", nargs="*", default=list(VARIANTS))
     args = ap.parse_args()
     print(f"Python {sys.version.split()[0]}, {args.games} games per variant, random vs random\n")
-    print(f"{'variant':<14}{'loop':<11}{'games/s':>10}{'tricks/s':>11}{'us/decision':>13}{'decisions/game':>16}")
+    print(f"{'variant':<20}{'loop':<11}{'games/s':>10}{'tricks/s':>11}{'us/decision':>13}{'decisions/game':>16}")
     per_decision = {}
     for name in args.variants:
         # best of --repeat runs, the two loops interleaved: each sees the machine as the other did
@@ -97,9 +97,9 @@ def main() -> None:
             elapsed, decisions, tricks = min(runs[label])
             us = elapsed / decisions * 1e6
             per_decision[(name, label)] = us
-            print(f"{name:<14}{label:<11}{args.games / elapsed:>10.0f}{tricks / elapsed:>11.0f}{us:>13.2f}"
+            print(f"{name:<20}{label:<11}{args.games / elapsed:>10.0f}{tricks / elapsed:>11.0f}{us:>13.2f}"
                   f"{decisions / args.games:>16.1f}")
-        print(f"{'':<14}play_game / engine per decision: "
+        print(f"{'':<20}play_game / engine per decision: "
               f"{per_decision[(name, 'play_game')] / per_decision[(name, 'engine')]:.2f}x (target: at most 1.6x)")
     if args.peer == "schnapsen":
         games = max(200, args.games // 10)
