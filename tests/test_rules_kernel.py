@@ -48,7 +48,7 @@ RULE_SETS = [
 ]
 
 
-@pytest.mark.parametrize("variant", RULE_SETS, ids=lambda v: f"{v.name}-{hash(v) % 1000}")
+@pytest.mark.parametrize("variant", RULE_SETS, ids=[f"{v.name}-{i}" for i, v in enumerate(RULE_SETS)])
 @pytest.mark.parametrize("mode", [R.FREE, R.FOLLOW, R.TRUMP_LEAD, R.STRICT])
 def test_lacks_is_the_exact_inverse_of_playable(variant: object, mode: int) -> None:
     """For every hand holding the card played: playable iff the hand holds none of what it 'lacks'."""
