@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import getpass
 import os
-import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,7 +36,7 @@ from leagues.league.rating import Priors, places, plan_divisions, rating_rows, s
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
 from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.cluster import ClusterError, reach
-from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, start_problem
+from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, say_forfeiting, start_problem
 from leagues.tournament.store import Store
 
 
@@ -230,10 +229,9 @@ class League:
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
             if not planned and not self._finished(tcfg.name):  # a season resumed: its field started again
-                for problem in self._check_start(season.season, cfg, by_division[d], under_way=True,
-                                                 forfeit_missing=forfeit_missing):
-                    print(f"warning: season {season.season}: {problem}; it forfeits its games left "
-                          f"({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
+                let_go = self._check_start(season.season, cfg, by_division[d], under_way=True,
+                                           forfeit_missing=forfeit_missing)
+                say_forfeiting([f"season {season.season}: {p}" for p in let_go], stream, "its games left")
             # every entrant started once above, named in the league's words: the runner need not again
             summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
                                             new=replan, started=True, forfeit_missing=forfeit_missing))

@@ -120,6 +120,12 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
 FORFEIT_MISSING = "--forfeit-missing"
 
 
+def say_forfeiting(problems: Sequence[str], stream: TextIO | None, games: str = "its games") -> None:
+    """Each entrant let go on without starting (``FORFEIT_MISSING``), one warning line before the run."""
+    for p in problems:
+        print(f"warning: {p}; it forfeits {games} ({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
+
+
 def preflight(cfg: TournamentConfig, forfeit_missing: bool = False, stream: TextIO | None = None) -> None:
     """Start every entrant once before any game: a bot that does not load or answer ``hello`` (a
     command whose script is missing, a plugin that raises on import) would otherwise forfeit every game
@@ -128,8 +134,7 @@ def preflight(cfg: TournamentConfig, forfeit_missing: bool = False, stream: Text
     must not lock a tournament half played: its config cannot change without starting it again)."""
     problems = [p for e in cfg.entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
     if problems and forfeit_missing:
-        for p in problems:
-            print(f"warning: {p}; it forfeits its games ({FORFEIT_MISSING})", file=stream or sys.stderr, flush=True)
+        say_forfeiting(problems, stream)
     elif problems:
         where = "the config file's folder; see docs/config.md" if cfg.source.endswith(".toml") else "this folder"
         hint = f" (a command runs in {where})" if any(isinstance(e.bot, tuple) for e in cfg.entrants) else ""
@@ -555,8 +560,7 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool
         raise RunError(str(exc)) from None
     failures = executor.check_workers()
     if failures and forfeit_missing:
-        for f in failures:
-            print(f"warning: {f}; it forfeits its games there ({FORFEIT_MISSING})", file=stream, flush=True)
+        say_forfeiting(failures, stream, "its games there")
     elif failures:
         executor.close()
         raise StartError(f"{cfg.source}: entrants that do not start on the cluster {cluster}: " + "; ".join(failures))
