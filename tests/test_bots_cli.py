@@ -23,13 +23,28 @@ ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile" / "hostile_cmd.py"
 
 
-def _tute(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _tute(*args: str, timeout: float = 120, python: str = sys.executable) -> subprocess.CompletedProcess[str]:
     """The real command in a fresh interpreter (so newly installed entry points and paths are seen), in
     the repository (for examples/); ``tute play`` logs to a temporary file, not beside the sources."""
     if args and args[0] == "play":
         args = (*args, "--log", os.path.join(tempfile.gettempdir(), f"tute-test-play-{os.getpid()}.log"))
-    return subprocess.run([sys.executable, "-m", "leagues", *args], capture_output=True, text=True,
+    return subprocess.run([python, "-m", "leagues", *args], capture_output=True, text=True,
                           timeout=timeout, cwd=ROOT)
+
+
+def _overlay_venv(where: Path) -> str:
+    """A venv that sees this environment's packages but installs into its own: a plugin installed there
+    is never seen by the tests running beside this one (pytest-xdist), as it would be if pip wrote into
+    the shared environment while they list entry points. Returns its interpreter."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    python = where / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    outer = [p for p in sys.path if p.endswith("site-packages")]
+    # addsitedir, not a bare path: the outer environment's own .pth files (tute-arena's editable
+    # install among them) must be read too
+    Path(purelib, "zz_outer.pth").write_text("".join(f"import site; site.addsitedir({p!r})\n" for p in outer))
+    return str(python)
 
 
 def test_bots_list_shows_builtins() -> None:
@@ -115,26 +130,51 @@ def test_scaffolded_plugin_installs_lists_checks_and_plays(tmp_path: Path) -> No
     assert (target / "pyproject.toml").is_file() and (target / "tests" / "test_bot.py").is_file()
     res = CliRunner().invoke(cli, ["bots", "new", "zz-scaffold2", str(target)])
     assert res.exit_code == 2 and "not empty" in res.output
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    python = _overlay_venv(tmp_path / "venv")
+    assert "zz-scaffold" not in _tute("bots", "list", python=python).stdout
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "-q"]
     inst = subprocess.run(pip + ["install", "--no-deps", "--no-build-isolation", "-e", str(target)],
                           capture_output=True, text=True, timeout=180)
     assert inst.returncode == 0, inst.stderr
-    try:
-        listed = _tute("bots", "list")
-        assert "zz-scaffold" in listed.stdout and "tute-bot-zz-scaffold" in listed.stdout
-        # a third-party bot's class is not imported to list it
-        assert next(x for x in listed.stdout.splitlines() if "zz-scaffold" in x).endswith("not declared")
-        checked = _tute("bots", "check", "zz-scaffold", "--deals", "25", "--require-reproducible")
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-        assert "subprocess plugin" in checked.stdout  # third-party code is isolated by default
-        played = _tute("play", "tute-4-pairs", "zz-scaffold", "random", "-n", "10")
-        assert played.returncode == 0 and "zz-scaffold" in played.stdout
-        own = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target / "tests")],
-                             capture_output=True, text=True, timeout=120, cwd=target)
-        assert own.returncode == 0, own.stdout + own.stderr
-    finally:
-        subprocess.run(pip + ["uninstall", "-y", "tute-bot-zz-scaffold"], capture_output=True, timeout=120)
-    assert "zz-scaffold" not in _tute("bots", "list").stdout
+    listed = _tute("bots", "list", python=python)
+    assert "zz-scaffold" in listed.stdout and "tute-bot-zz-scaffold" in listed.stdout
+    # a third-party bot's class is not imported to list it
+    assert next(x for x in listed.stdout.splitlines() if "zz-scaffold" in x).endswith("not declared")
+    checked = _tute("bots", "check", "zz-scaffold", "--deals", "25", "--require-reproducible", python=python)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "subprocess plugin" in checked.stdout  # third-party code is isolated by default
+    played = _tute("play", "tute-4-pairs", "zz-scaffold", "random", "-n", "10", python=python)
+    assert played.returncode == 0 and "zz-scaffold" in played.stdout
+    own = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(target / "tests")],
+                         capture_output=True, text=True, timeout=120, cwd=target)
+    assert own.returncode == 0, own.stdout + own.stderr
+    subprocess.run(pip + ["uninstall", "-y", "tute-bot-zz-scaffold"], capture_output=True, timeout=120, check=True)
+    assert "zz-scaffold" not in _tute("bots", "list", python=python).stdout
+    assert "zz-scaffold" not in _tute("bots", "list").stdout  # this environment never saw it
+
+
+def test_a_bot_whose_distribution_lost_its_metadata_is_listed_with_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pip uninstalling a plugin while ``tute`` lists entry points (or a half-installed package) leaves an
+    entry point whose distribution has no metadata: it is listed as of unknown origin, never trusted,
+    and every other bot is still found."""
+    from importlib import metadata as md
+
+    from arena.hosting import loader
+
+    class Gone:
+        @property
+        def metadata(self) -> dict[str, str]:
+            raise FileNotFoundError("METADATA")
+
+        version = property(lambda self: (_ for _ in ()).throw(FileNotFoundError("METADATA")))
+
+    real = list(md.entry_points(group=loader.GROUP))
+    ghost = md.EntryPoint("zz-ghost", "ghost_bot:Ghost", loader.GROUP)
+    object.__setattr__(ghost, "dist", Gone())
+    monkeypatch.setattr(loader.metadata, "entry_points", lambda group: [*real, ghost])
+    found = loader.installed_bots()
+    assert found["zz-ghost"].origin == "?" and found["zz-ghost"].version == "?"
+    assert found["greedy"].origin == "tute-arena"
 
 
 def test_a_scaffold_installs_in_a_fresh_venv_with_no_package_index(tmp_path: Path) -> None:

@@ -30,10 +30,19 @@ def installed_bots() -> dict[str, BotInfo]:
     """Every bot announced in the entry point group, by name."""
     found: dict[str, BotInfo] = {}
     for ep in metadata.entry_points(group=GROUP):
-        dist = getattr(ep, "dist", None)
-        found[ep.name] = BotInfo(ep.name, ep.value, dist.metadata["Name"] if dist else "?",
-                                 dist.version if dist else "?")
+        found[ep.name] = BotInfo(ep.name, ep.value, *_origin(ep))
     return dict(sorted(found.items()))
+
+
+def _origin(ep: Any) -> tuple[str, str]:
+    """The distribution's name and version, or ``?``: a package half installed or being uninstalled
+    while we look (pip in another process) has lost its metadata, and must not take every other bot
+    down with it."""
+    dist = getattr(ep, "dist", None)
+    try:
+        return (str(dist.metadata["Name"]), str(dist.version)) if dist else ("?", "?")
+    except Exception:  # importlib_metadata raises its own MetadataNotFound, FileNotFoundError, ...
+        return "?", "?"
 
 
 def resolve(spec: str) -> str:
