@@ -51,10 +51,11 @@ Time: a decision stops sampling worlds after ``worlds`` worlds or ``work_ms`` of
 first. The work is counted, not timed (``bots/budget.py``: each world, playout card and solver node at
 what it costs on the reference machine), so a decision it ends replays identically on any machine,
 and a tournament gives the same games and table with one worker or two. The clock is the safety net:
-``max_ms``, or the host's move limit told in ``new_game`` (``time_ms``) less a margin (a quarter of it,
-at least 20 ms), ends a decision the work has not, on a slow machine or under a tight limit, so that
-``search`` plays at the speed of any tournament; the work budget is at most half that clock budget,
-so the work, not the clock, ends the decisions of a machine up to twice as slow as the reference one.
+``max_ms`` (1000 ms when unset), or the host's move limit told in ``new_game`` (``time_ms``) less a
+margin (a quarter of it, at least 20 ms), ends a decision the work has not, on a slow machine or under a
+tight limit, so that ``search`` plays at the speed of any tournament; the work budget is at most half
+that clock budget, so the work, not the clock, ends the decisions of a machine up to twice as slow as
+the reference one, and under a move limit of 2000 ms (1500 on the clock), up to 3.75 times.
 It is anytime: every world sampled counts, at least one is. The RNG is reseeded from the game seed and
 the seat in ``new_game`` (like ``random``), so a game replays identically unless the clock ended a
 decision (the benchmark counts those: ``capped``; the work's stops: ``worked_out``).
@@ -67,7 +68,10 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
     work_ms (400): stop sampling worlds after this much counted work of one decision (milliseconds on
         the reference machine, ``bots/budget.py``), at most half the clock's: the budget that replays
         anywhere.
-    max_ms (1000): stop sampling worlds after this many milliseconds of one decision on the clock.
+    max_ms (unset): stop sampling worlds after this many milliseconds of one decision on the clock.
+        Unset, the host's move limit alone sets that clock (three quarters of it), or 1000 ms when the
+        host tells none: a tournament with a generous ``time_limit_ms`` leaves the work budget to end
+        every decision.
     epsilon (0.1): probability that a playout move is uniform among the legal cards instead of the rule.
     margin_weight (0.25): weight of the point margin against the win in a playout's value (times
         ``ESTIMATED_MARGIN`` in an estimated endgame's).
@@ -101,6 +105,7 @@ Parameters (keyword arguments, e.g. from a tournament's ``[entrants.params]``):
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any, Callable, Iterator
@@ -121,6 +126,8 @@ _PLAY_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in NAMES)
 _PLAY_CARD: dict[str, int] = {t: c for c, t in enumerate(_PLAY_TEXT)}
 #: what a tournament's move limit leaves to the search: this share of it, less at least ``MARGIN_MS``
 LIMIT_SHARE, MARGIN_MS = 0.75, 20.0
+#: the clock's budget of a decision when neither ``max_ms`` nor the host's move limit sets it
+MAX_MS = 1000.0
 #: the work budget's most, as a share of the clock's: on a machine up to 1 / this (2) times slower than the
 #: reference one, the work still ends a decision before the clock does (the defaults: 400 ms of work
 #: within 1000 on the clock)
@@ -156,7 +163,7 @@ class SearchBot:
     name = "search"
     plays_by = staticmethod(plays_by)
 
-    def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float = 1000.0, epsilon: float = 0.1,
+    def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float | None = None, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,
                  bid_worlds: int = 64, bid_confidence: float = 0.6, inference: float = 0.3,
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
@@ -165,7 +172,8 @@ class SearchBot:
         self.seed = seed
         self.worlds = int(worlds)
         self.work_ms = float(work_ms)
-        self.max_ms = float(max_ms)
+        #: None: the host's move limit sets the clock's budget, or ``MAX_MS`` when none is told
+        self.max_ms = None if max_ms is None else float(max_ms)
         self.epsilon = float(epsilon)
         self.margin_weight = float(margin_weight)
         self.endgame = bool(endgame)
@@ -208,10 +216,13 @@ class SearchBot:
         self._estimate = None
 
     def budget_ms(self) -> float:
-        """The time on the clock one decision may take: ``max_ms``, or less under the host's move limit."""
+        """The time on the clock one decision may take: ``max_ms``, or less under the host's move limit.
+        Unset, a move limit alone sets it (its ``LIMIT_SHARE``): under a generous limit the clock stays
+        far behind the work budget, which alone then ends decisions, and they replay anywhere."""
         if self.time_ms is None:
-            return self.max_ms
-        return max(1.0, min(self.max_ms, self.time_ms * LIMIT_SHARE, self.time_ms - MARGIN_MS))
+            return MAX_MS if self.max_ms is None else self.max_ms
+        mine = math.inf if self.max_ms is None else self.max_ms
+        return max(1.0, min(mine, self.time_ms * LIMIT_SHARE, self.time_ms - MARGIN_MS))
 
     def work_budget_ms(self) -> float:
         """The counted work one decision may take: ``work_ms``, at most ``WORK_SHARE`` of the clock's."""

@@ -323,6 +323,14 @@ def test_the_hosts_move_limit_caps_the_budget() -> None:
     assert bot.budget_ms() == 40  # the limit less 20 ms
     bot.new_game({"seed": 1, "seat": 0, "time_ms": 5000})
     assert bot.budget_ms() == 400
+    # unset, max_ms leaves the clock to the host's limit: under a generous one, the work ends decisions
+    free = SearchBot()
+    free.new_game({"seed": 1, "seat": 0, "time_ms": 2000})
+    assert free.budget_ms() == 1500 and free.work_budget_ms() == 400
+    free.new_game({"seed": 1, "seat": 0, "time_ms": 200})
+    assert free.budget_ms() == 150 and free.work_budget_ms() == 75
+    free.new_game({"seed": 1, "seat": 0})
+    assert free.budget_ms() == 1000
 
 
 def test_a_tournament_host_tells_the_move_limit() -> None:
