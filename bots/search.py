@@ -232,6 +232,11 @@ class SearchBot:
         """One decision's budget: the work, and the clock as the safety net."""
         return Work(self.work_budget_ms(), start + self.budget_ms() / 1000.0, self.clock)
 
+    def clock_stops(self) -> int:
+        """Decisions so far that the clock ended, not the counted work: a game with any may play otherwise
+        on another machine or beside other work, and the tournament says so (docs/bots.md)."""
+        return self.capped
+
     def _stop(self, budget: Work) -> bool:
         """Whether to stop sampling worlds, counting which budget ended the decision."""
         if not budget.over():

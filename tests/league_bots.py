@@ -83,3 +83,23 @@ class SlowGreedyBot:
         import time
         time.sleep(self.ms / 1000)
         return self.inner.choose(view)
+
+
+class ClockedBot:
+    """Plays its first legal card and says, as ``search`` would, that its clock ended a decision in
+    the first rotation of every deal (``clock_stops``): a stand-in for a machine too slow."""
+
+    def __init__(self, **_: Any) -> None:
+        self.stops = 0
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self.slow = str(info.get("game_id")).endswith("/s0")
+
+    def choose(self, view: PlayerView) -> str:
+        if self.slow:
+            self.stops += 1
+            self.slow = False
+        return view.legal[0]
+
+    def clock_stops(self) -> int:
+        return self.stops

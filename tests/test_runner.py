@@ -70,6 +70,40 @@ def test_one_worker_or_two_store_identical_games(tmp_path: Path, fmt: str) -> No
         assert len([e for v, _, e in byes if v == "tute-3"]) == 6
 
 
+def test_games_a_bots_clock_decided_are_said_on_screen_and_in_the_log(tmp_path: Path) -> None:
+    """A game in which a bot's clock, not its counted work, ended a decision may play otherwise with
+    other workers: the run says which (the same games with one worker or two), on screen and in the log."""
+    import io
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    said = []
+    for workers in (1, 2):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        path = write_config(folder, deals=6, variants=[{"name": "tute-2"}], entrants=[
+            {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess"},
+            {"name": "rand", "bot": "random"}])
+        screen = io.StringIO()
+        summary = run_tournament(load_config(path), workers=workers, quiet=True, stream=screen)
+        with Store(folder / "store.sqlite") as store:
+            ids = [g.id for g in store.games("t")]
+        assert len(ids) == 12 and sorted(summary.clocked) == sorted(i for i in ids if i.endswith("/s0"))
+        first = min(summary.clocked)
+        assert f"in {len(summary.clocked)} games a bot's clock" in screen.getvalue()
+        assert f"first: {first}" in screen.getvalue()
+        log = (folder / "store.log").read_text()
+        assert f"{first}: the clock, not the counted work, ended 1 decisions" in log
+        said.append(sorted(summary.clocked))
+    assert said[0] == said[1]
+    # a run with no such game says nothing of it
+    folder = tmp_path / "none"
+    folder.mkdir()
+    path = write_config(folder, deals=2, variants=[{"name": "tute-2"}], entrants=FIVE[:2])
+    screen = io.StringIO()
+    assert run_tournament(load_config(path), workers=1, quiet=True, stream=screen).clocked == []
+    assert "clock" not in screen.getvalue()
+
+
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     kw = dict(format="swiss", rounds=3, deals=100, workers=2, variants=[{"name": "tute-2"}, {"name": "tute-3"}],
               entrants=FIVE)

@@ -243,6 +243,9 @@ def test_max_ms_bounds_every_decision_whatever_the_world_budget(name: str) -> No
     assert rec.result.forfeit is None
     assert bot.searched > 0
     assert bot.capped > 0
+    # what a tournament's worker reads to say the game may not replay (through the in-process host)
+    from arena.hosting.inprocess import InProcessHost
+    assert InProcessHost(bot, "search").clock_stops() == bot.clock_stops() == bot.capped
     assert bot.search_max <= 0.050 + 2 * clock.step + 1e-9
 
 

@@ -40,6 +40,17 @@ class InProcessHost:
         if self._game_over is not None:
             self._game_over(result)
 
+    def clock_stops(self) -> int:
+        """The bot's own count of decisions its clock ended (``clock_stops``, optional; docs/bots.md),
+        0 if it keeps none or fails to say: a report, never a reason to lose a game."""
+        counter = getattr(self.bot, "clock_stops", None)
+        if not callable(counter):
+            return 0
+        try:
+            return max(0, int(counter()))
+        except (Exception, SystemExit):  # noqa: BLE001 - a bot's report must never fail (nor end) a run
+            return 0
+
     def start(self) -> None:
         """Nothing to start: the bot was built when the host was."""
 

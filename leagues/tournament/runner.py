@@ -81,6 +81,8 @@ class RunSummary:
     forfeits: int = 0
     #: this run's forfeits per entrant, warned about on screen as soon as they pass a threshold
     watch: ForfeitWatch = field(default_factory=ForfeitWatch)
+    #: this run's games in which a bot's clock, not its counted work, ended a decision (``say_clocked``)
+    clocked: list[str] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -118,6 +120,20 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
 
 #: what turns an entrant that does not start from a refusal of the run into forfeits of its games
 FORFEIT_MISSING = "--forfeit-missing"
+
+
+def say_clocked(summary: RunSummary, stream: TextIO | None) -> None:
+    """The games of this run that may not replay the same: a bot's clock, not its counted work, ended a
+    decision (the machine was slower, or busier, than the move limit leaves room for). The table is
+    still a fair one; its promise of the same games with any number of workers is what is lost."""
+    if not summary.clocked:
+        return
+    n = len(summary.clocked)
+    text = (f"warning: {summary.tournament}: in {n} game{'s' if n != 1 else ''} a bot's clock, not its counted "
+            f"work, ended a decision (first: {min(summary.clocked)}): {'they' if n != 1 else 'it'} may play "
+            f"otherwise with another number of workers or on another machine; a larger time_limit_ms avoids it")
+    log.warning(text)
+    print(text, file=stream or sys.stderr, flush=True)
 
 
 def say_forfeiting(problems: Sequence[str], stream: TextIO | None, games: str = "its games") -> None:
@@ -168,6 +184,8 @@ class Worker:
     #: the last deal's deck, shared by its rotations (duplicate deals): shuffled once, not per game
     deck_key: tuple[str, int] | None = None
     deck: list[int] = field(default_factory=list)
+    #: the games since the last batch in which a bot's clock ended a decision (``clock_stops``)
+    clocked: list[str] = field(default_factory=list)
 
     def player(self, name: str, copy: int) -> Any:
         key = (name, copy)
@@ -185,14 +203,28 @@ class Worker:
 
     def play(self, spec: GameSpec) -> tuple[Any, ...]:
         """One game as the store's row (``store.game_row``): the worker does all the encoding, so the
-        parent only inserts."""
-        v = self.variants[spec.variant]
+        parent only inserts. A game in which a bot's clock ended a decision is noted in ``clocked``."""
+        players = self._players(spec)
+        before = _clock_stops(players)
+        row = self._play(spec, players)
+        stops = _clock_stops(players) - before
+        if stops:
+            self.clocked.append(spec.id)
+            log.warning("%s: the clock, not the counted work, ended %d decisions of a bot: this game may play "
+                        "otherwise with other workers or on another machine", spec.id, stops)
+        return row
+
+    def _players(self, spec: GameSpec) -> list[Any]:
         seen: dict[str, int] = {}
         players = []
         for name in spec.seats:  # pairs: two copies of one entrant are two separate instances
             copy = seen.get(name, 0)
             seen[name] = copy + 1
             players.append(self.player(name, copy))
+        return players
+
+    def _play(self, spec: GameSpec, players: list[Any]) -> tuple[Any, ...]:
+        v = self.variants[spec.variant]
         rule = self.matches.get(spec.variant)
         if rule is not None:
             return self._play_match(spec, v, rule, players)
@@ -264,20 +296,28 @@ def _close_worker() -> None:
         _LOG_QUEUE.join_thread()
 
 
+def _clock_stops(players: Sequence[Any]) -> int:
+    """Decisions the players' own clocks ended so far (``clock_stops``: in-process bots that keep it)."""
+    return sum(p.clock_stops() for p in players if callable(getattr(p, "clock_stops", None)))
+
+
 @dataclass(frozen=True)
 class Batch:
     """A worker's answer: the store rows of the games it played, in order, and how long they took."""
     rows: list[tuple[Any, ...]]
     forfeits: int
     seconds: float
+    #: ids of the games in which a bot's clock, not its counted work, ended a decision
+    clocked: tuple[str, ...] = ()
 
 
 def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
     """``specs`` played by ``worker``: the answer of a local worker process and of a Dask worker alike."""
     start = time.perf_counter()
+    worker.clocked.clear()
     rows = [worker.play(s) for s in specs]
     forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
-    return Batch(rows, forfeits, time.perf_counter() - start)
+    return Batch(rows, forfeits, time.perf_counter() - start, tuple(worker.clocked))
 
 
 def _play_batch(specs: Sequence[GameSpec]) -> Batch:
@@ -637,6 +677,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         finally:
             if executor is not None:
                 executor.terminate()
+            say_clocked(summary, stream)
             _remove_log(handler, interrupted=not completed)
     finally:
         if remote is not None:
@@ -652,6 +693,7 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Any, progress: 
         store.add_games(batch.rows, then=mark.save)
         summary.played += len(batch.rows)
         summary.forfeits += batch.forfeits
+        summary.clocked.extend(batch.clocked)
         for row in batch.rows:
             for warning in summary.watch.add(row):
                 log.warning(warning)
@@ -729,6 +771,7 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
             store.add_games(batch.rows)
             summary.played += len(batch.rows)
             summary.forfeits += batch.forfeits
+            summary.clocked.extend(batch.clocked)
             for row in batch.rows:
                 monitor.add(row[0], GameResult.from_json(json.loads(row[ROW_RESULT])), json.loads(row[8]))
                 for warning in summary.watch.add(row):
