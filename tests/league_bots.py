@@ -103,3 +103,10 @@ class ClockedBot:
 
     def clock_stops(self) -> int:
         return self.stops
+
+
+class EvenClockedBot(ClockedBot):
+    """``ClockedBot`` for ``tute play``'s ids (``play/SEED/G``): its clock ends a decision in the even deals."""
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self.slow = int(str(info.get("game_id")).rsplit("/", 1)[-1]) % 2 == 0

@@ -99,3 +99,21 @@ def test_a_slow_rate_reads_in_two_digits_not_zero() -> None:
     from leagues.tournament.terminal import per_second
 
     assert [per_second(x) for x in (0.2926, 3.14159, 52.3, 1234.5)] == ["0.29", "3.1", "52", "1234"]
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_play_says_the_deals_a_bots_clock_decided(tmp_path: Path, workers: str) -> None:
+    """``tute play`` with a bot whose clock ends a decision in the even deals (``EvenClockedBot``): the run
+    says how many deals may not replay the same, and the first, with one worker or two."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-m", "leagues", "play", "tute-2", "league_bots:EvenClockedBot", "random",
+                          "-n", "6", "--isolation", "inprocess", "-j", workers, "--log", str(tmp_path / "p.log")],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "warning: in 3 deals a bot's clock, not its counted work, ended a decision (first: play/0/0)" in out.stderr
+    assert "--time-limit avoids it" in out.stderr
+    calm = subprocess.run([sys.executable, "-m", "leagues", "play", "tute-2", "random", "random", "-n", "4",
+                           "-j", workers, "--log", str(tmp_path / "q.log")], capture_output=True, text=True, timeout=120)
+    assert calm.returncode == 0 and "clock" not in calm.stderr

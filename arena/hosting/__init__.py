@@ -19,7 +19,7 @@ import logging
 from ..match import Player
 from .codecs import CODEC_PICKLE
 from .command import CommandHost
-from .inprocess import InProcessHost
+from .inprocess import InProcessHost, clock_stops
 from .loader import BotInfo, BotLoadError, installed_bots, load_class, make_bot, target_name
 from .spec import ISOLATIONS, TRUSTED_DISTRIBUTION, BotSpec, is_command, resolve_spec
 from .subprocess import GRACE_MS, SubprocessHost, child_env, plugin_command
@@ -59,4 +59,4 @@ def make_player(bot: str | list[str], params: dict | None = None, *, isolation: 
 
 __all__ = ["BotSpec", "InProcessHost", "SubprocessHost", "CommandHost", "make_player", "resolve_spec", "is_command",
            "plugin_command", "child_env", "ISOLATIONS", "TRUSTED_DISTRIBUTION", "GRACE_MS", "BotInfo", "BotLoadError",
-           "installed_bots", "load_class", "make_bot", "target_name"]
+           "installed_bots", "load_class", "make_bot", "target_name", "clock_stops"]

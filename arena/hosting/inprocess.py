@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..match import BotFailure
 from .spec import BotSpec
@@ -71,6 +71,13 @@ class InProcessHost:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def clock_stops(players: Sequence[Any]) -> int:
+    """Decisions the players' own clocks ended so far (``clock_stops``: the in-process bots that keep
+    it; docs/bots.md). Read before and after a game: if it grew, the game may play otherwise with other
+    workers or on another machine."""
+    return sum(p.clock_stops() for p in players if callable(getattr(p, "clock_stops", None)))
 
 
 def _guarded(method: Callable[..., Any], what: str, limit_ms: int | None = None) -> Callable[..., Any]:

@@ -28,7 +28,7 @@ from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
-from leagues.tournament.terminal import per_second
+from leagues.tournament.terminal import clocked, per_second
 
 
 class UserError(click.ClickException):
@@ -346,6 +346,8 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
     click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {per_second(rate)} games/s, {tally.decisions} decisions")
     if records:
         click.echo(f"records: {records}")
+    if tally.clocked:
+        click.echo(clocked(tally.clocked, tally.first_clocked, "match" if rule else "deal", "--time-limit"), err=True)
     if any(st.forfeits for st in tally.seats):
         click.echo(f"bots' stderr and warnings: {log_file}")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterator, Sequence
 
 from arena import GameRecord, Variant, derive_seed, play_game, shuffled_deck
-from arena.hosting import make_player
+from arena.hosting import clock_stops, make_player
 from arena.hosting.subprocess import die_with_parent
 from arena.match import Player
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
@@ -61,6 +61,10 @@ class PlayTally:
     interrupted: bool = False
     #: a worker process died (``WorkerDied``): the run stopped there, the tally holds the games before it
     failure: str | None = None
+    #: the deals (or matches) in which a bot's clock, not its counted work, ended a decision (they may
+    #: play otherwise with other workers), and the first of them
+    clocked: int = 0
+    first_clocked: str = ""
 
     def add(self, record: GameRecord, teams: Sequence[Sequence[int]]) -> None:
         """Count one deal: its outcome per seat, and its letters where deals have losers."""
@@ -173,11 +177,18 @@ def _init(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], see
     _JOB.update(variant=variant, name=name, players=lineup.players(), names=list(names), seed=seed, rule=rule)
 
 
-def _play(g: int) -> GameRecord | MatchRecord:
+def _one(variant: Variant, name: str, players: Sequence[Player], names: Sequence[str], seed: int, g: int,
+         rule: MatchRule | None) -> tuple[GameRecord | MatchRecord, int]:
+    """Deal (or match) ``g``, and how many of its decisions the bots' clocks ended (``clock_stops``)."""
+    before = clock_stops(players)
+    record = (deal_record(variant, name, players, names, seed, g) if rule is None
+              else match_record(variant, name, players, names, seed, g, rule))
+    return record, clock_stops(players) - before
+
+
+def _play(g: int) -> tuple[GameRecord | MatchRecord, int]:
     j = _JOB
-    if j["rule"] is None:
-        return deal_record(j["variant"], j["name"], j["players"], j["names"], j["seed"], g)
-    return match_record(j["variant"], j["name"], j["players"], j["names"], j["seed"], g, j["rule"])
+    return _one(j["variant"], j["name"], j["players"], j["names"], j["seed"], g, j["rule"])
 
 
 def _worker_main(conn: Connection, *init: Any) -> None:
@@ -222,7 +233,7 @@ def _death(proc: Any) -> str:
     return f"exited with status {code}"
 
 
-def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[GameRecord | MatchRecord]:
+def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[GameRecord | MatchRecord, int]]:
     """Every deal's (or match's) record, in order, from ``workers`` processes, each sent ranges of deal
     numbers (two queued per worker) on its own pipe. The parent waits on the pipes and on the processes
     themselves, so a worker that dies is a ``WorkerDied`` naming it, never a wait without end."""
@@ -232,7 +243,7 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[GameRec
     procs: list[Any] = []
     conns: list[Connection] = []
     pending: list[deque[int]] = [deque() for _ in range(workers)]
-    finished: dict[int, list[GameRecord | MatchRecord]] = {}
+    finished: dict[int, list[tuple[GameRecord | MatchRecord, int]]] = {}
     sent = given = 0
     done = False
 
@@ -294,14 +305,14 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[GameRec
 
 
 def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int,
-             rule: MatchRule | None, workers: int) -> Generator[GameRecord | MatchRecord, None, None]:
-    """Every deal's (or match's) record, in order, from this process or from ``workers`` processes."""
+             rule: MatchRule | None, workers: int) -> Generator[tuple[GameRecord | MatchRecord, int], None, None]:
+    """Every deal's (or match's) record, in order, from this process or from ``workers`` processes, each
+    with its decisions the bots' clocks ended."""
     if workers <= 1:
         players = lineup.players()
         try:
             for g in range(count):
-                yield (deal_record(variant, name, players, names, seed, g) if rule is None
-                       else match_record(variant, name, players, names, seed, g, rule))
+                yield _one(variant, name, players, names, seed, g, rule)
         finally:
             close_all(players)
         return
@@ -323,7 +334,10 @@ def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
     started = time.perf_counter()
     results = _results(variant, name, lineup, names, count, seed, rule, workers)
     try:
-        for i, result in enumerate(results, 1):
+        for i, (result, stops) in enumerate(results, 1):
+            if stops:
+                tally.clocked += 1
+                tally.first_clocked = tally.first_clocked or result.id
             if isinstance(result, MatchRecord):
                 tally.add_match(result, variant.teams)
                 deals = result.deals

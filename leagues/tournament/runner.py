@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence, TextIO
 from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
-from arena.hosting import BotLoadError, make_player
+from arena.hosting import BotLoadError, clock_stops, make_player
 from arena.hosting.subprocess import die_with_parent
 from arena.matchplay import MatchRule, play_match
 
@@ -43,7 +43,7 @@ from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.terminal import per_second, redraw
+from leagues.tournament.terminal import clocked, per_second, redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
                        unit_scores)
@@ -128,10 +128,7 @@ def say_clocked(summary: RunSummary, stream: TextIO | None) -> None:
     still a fair one; its promise of the same games with any number of workers is what is lost."""
     if not summary.clocked:
         return
-    n = len(summary.clocked)
-    text = (f"warning: {summary.tournament}: in {n} game{'s' if n != 1 else ''} a bot's clock, not its counted "
-            f"work, ended a decision (first: {min(summary.clocked)}): {'they' if n != 1 else 'it'} may play "
-            f"otherwise with another number of workers or on another machine; a larger time_limit_ms avoids it")
+    text = clocked(len(summary.clocked), min(summary.clocked), "game", "time_limit_ms")
     log.warning(text)
     print(text, file=stream or sys.stderr, flush=True)
 
@@ -205,9 +202,9 @@ class Worker:
         """One game as the store's row (``store.game_row``): the worker does all the encoding, so the
         parent only inserts. A game in which a bot's clock ended a decision is noted in ``clocked``."""
         players = self._players(spec)
-        before = _clock_stops(players)
+        before = clock_stops(players)
         row = self._play(spec, players)
-        stops = _clock_stops(players) - before
+        stops = clock_stops(players) - before
         if stops:
             self.clocked.append(spec.id)
             log.warning("%s: the clock, not the counted work, ended %d decisions of a bot: this game may play "
@@ -294,11 +291,6 @@ def _close_worker() -> None:
     if _LOG_QUEUE is not None:  # flush this worker's last records before the process ends
         _LOG_QUEUE.close()
         _LOG_QUEUE.join_thread()
-
-
-def _clock_stops(players: Sequence[Any]) -> int:
-    """Decisions the players' own clocks ended so far (``clock_stops``: in-process bots that keep it)."""
-    return sum(p.clock_stops() for p in players if callable(getattr(p, "clock_stops", None)))
 
 
 @dataclass(frozen=True)

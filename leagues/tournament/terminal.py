@@ -1,6 +1,6 @@
 """Whether a stream is a terminal that takes a redrawn line (a carriage return and an erase sequence):
 not a file or pipe, and not ``TERM=dumb``. The runner's progress line and the CLI's both ask here; and
-how a rate reads on them (``per_second``)."""
+how a rate reads on them (``per_second``), and the warning of games a bot's clock decided (``clocked``)."""
 
 from __future__ import annotations
 
@@ -22,3 +22,12 @@ def per_second(rate: float) -> str:
     """A rate as the progress lines and summaries print it: whole numbers from 10 up, two significant
     digits below (0.29 games/s, not 0 games/s, for a slow bot)."""
     return f"{rate:.0f}" if rate >= 10 or rate != rate or rate == float("inf") else f"{rate:.2g}"
+
+
+def clocked(count: int, first: str, games: str, remedy: str) -> str:
+    """The warning of a run in which a bot's clock, not its counted work, ended decisions (``tute run``,
+    a league season, ``tute match``, ``tute play``): those games may not replay the same. ``games``
+    names what was played (``game``, ``deal``, ``match``), ``remedy`` the option that avoids it."""
+    return (f"warning: in {count} {games}{'s' if count != 1 else ''} a bot's clock, not its counted work, ended "
+            f"a decision (first: {first}): {'they' if count != 1 else 'it'} may play otherwise with another "
+            f"number of workers or on another machine; a larger {remedy} avoids it")
