@@ -110,3 +110,20 @@ class EvenClockedBot(ClockedBot):
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.slow = int(str(info.get("game_id")).rsplit("/", 1)[-1]) % 2 == 0
+
+
+class UnsteadyBot(ClockedBot):
+    """Its clock ends a decision in every deal, and such a decision is cut short at a card of chance
+    (an unseeded draw, as a search stopped by the clock plays whatever its worlds so far said)."""
+
+    def new_game(self, info: dict[str, Any]) -> None:
+        self.slow = True
+
+    def choose(self, view: PlayerView) -> str:
+        if self.slow:
+            import random
+
+            self.stops += 1
+            self.slow = False
+            return random.SystemRandom().choice(view.legal)
+        return view.legal[0]

@@ -95,6 +95,18 @@ def test_nondeterministic_bot_is_flagged() -> None:
             "    elif m['type'] == 'act': print(json.dumps({'action': rng.choice(m['legal'])}), flush=True)\n")
     report = check_bot([sys.executable, "-c", code], deals=6, variants=["tute-2"], repro_deals=6)
     assert report.passed() and not report.reproducible and not report.passed(require_reproducible=True)
+    assert "its clock" not in report.variants[0].repro_detail  # it said nothing of a clock
+
+
+def test_a_bot_whose_clock_cut_its_decisions_is_told_why_it_does_not_replay() -> None:
+    """A bot that says its clock ended decisions (``clock_stops``), and plays otherwise for it: the check
+    finds it not reproducible and says why, and what avoids it."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    report = check_bot("league_bots:UnsteadyBot", deals=6, variants=["tute-2"], repro_deals=6, isolation="inprocess")
+    assert not report.reproducible
+    detail = report.variants[0].repro_detail
+    assert "played differently by a fresh instance" in detail
+    assert "its clock, not its counted work, ended 12 of its decisions: a larger --time-limit avoids it" in detail
 
 
 @pytest.mark.parametrize("args,msg", [(["bots", "check", "no-such-bot"], "unknown bot"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
-from arena.hosting import make_player, resolve_spec
+from arena.hosting import clock_stops, make_player, resolve_spec
 from arena.result import LOSS, SHARED, WIN, outcome
 from arena.view import PlayerView
 
@@ -47,6 +47,9 @@ class _Timed:
 
     def close(self) -> None:
         self.player.close()
+
+    def clock_stops(self) -> int:
+        return clock_stops([self.player])
 
 
 @dataclass
@@ -181,12 +184,17 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
                 rep.losses += 1  # (SAT_OUT: the bot dealt and sat the deal out, no outcome)
         k = min(repro_deals, per)
         if k and not rep.failed:
-            again, _, _, _ = _play_deals(bot, params, name, range(k), seed, isolation, time_limit_ms, memory_mb)
+            again, _, timed_again, _ = _play_deals(bot, params, name, range(k), seed, isolation, time_limit_ms,
+                                                   memory_mb)
             same = [a.actions == b.actions for a, b in zip(records[:k], again)]
             rep.reproducible = all(same)
             if not rep.reproducible:
                 first = same.index(False)
                 rep.repro_detail = f"deal {records[first].id} played differently by a fresh instance"
+                stops = clock_stops([*timed, *timed_again])
+                if stops:  # the bot said why: its clock, not its own counted work, ended some decisions
+                    rep.repro_detail += (f" (its clock, not its counted work, ended {stops} of its decisions: "
+                                         f"a larger --time-limit avoids it)")
         reports.append(rep)
     label = bot if isinstance(bot, str) else " ".join(bot)
     return ComplianceReport(label, description, reports, seed)
