@@ -70,9 +70,15 @@ def parse_answer(line: bytes) -> Any:
 
 def parse_answer_request(line: bytes) -> tuple[Any, Any]:
     """The ``action`` of an answer line and the ``request`` number it echoes (None when it echoes none)."""
+    return parse_answer_fields(line)[:2]
+
+
+def parse_answer_fields(line: bytes) -> tuple[Any, Any, Any]:
+    """``parse_answer_request``, and the ``clock_stops`` the answer reports (None when it reports none):
+    the bot's own count of its decisions its clock ended (docs/protocol.md)."""
     if line.startswith(b'{"action":"') and line.endswith(b'"}') and line.count(b'"') == 4 and b"\\" not in line:
         try:  # the common answer, exactly as most JSON libraries write it
-            return line[11:-2].decode(), None
+            return line[11:-2].decode(), None, None
         except UnicodeDecodeError:
             pass
     try:
@@ -82,7 +88,7 @@ def parse_answer_request(line: bytes) -> tuple[Any, Any]:
     if not isinstance(msg, dict):
         raise ProtocolError(f"answer is not a JSON object: {_short(line)}")
     if "action" in msg:
-        return msg["action"], msg.get("request")
+        return msg["action"], msg.get("request"), msg.get("clock_stops")
     if msg.get("type") == "error":
         raise BotReportedError(str(msg.get("message", ""))[:1000])
     raise ProtocolError(f"answer has no 'action': {_short(line)}")
@@ -222,5 +228,5 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
 
 
 __all__ = ["PROTOCOL_VERSION", "HELLO", "QUIT", "ProtocolError", "BotReportedError", "ViewEncoder",
-           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_hello", "dumps_line", "new_game_message",
+           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_answer_fields", "parse_hello", "dumps_line", "new_game_message",
            "game_over_message", "rules_of"]

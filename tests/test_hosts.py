@@ -15,7 +15,7 @@ import pytest
 from arena import VARIANTS, BotFailure, GameState, get_variant, play_game, shuffled_deck
 from arena.hosting import (BotLoadError, BotSpec, InProcessHost, SubprocessHost, is_command, make_player,
                            plugin_command, resolve_spec)
-from arena.protocol import ViewDecoder, ViewEncoder, parse_answer, ProtocolError
+from arena.protocol import ViewDecoder, ViewEncoder, parse_answer, parse_answer_fields, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
@@ -57,6 +57,8 @@ def test_encoded_view_is_the_views_json_and_decodes_back(variant: str) -> None:
 
 def test_parse_answer() -> None:
     assert parse_answer(b'{"action": "play 1o"}') == "play 1o"
+    assert parse_answer_fields(b'{"action":"play 1o"}') == ("play 1o", None, None)
+    assert parse_answer_fields(b'{"action":"pass","request":3,"clock_stops":2}') == ("pass", 3, 2)
     assert parse_answer(b'{"action": 3}') == 3
     for bad in (b"play 1o", b"[1]", b'{"move": "play 1o"}', b"\xff\xfe"):
         with pytest.raises(ProtocolError):
@@ -159,6 +161,46 @@ def test_external_example_bot_plays_many_games_in_one_process() -> None:
     assert p.proc is None
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_program_reports_the_decisions_its_clock_ended() -> None:
+    """``clock_stops`` in the answers: a running count per process, summed over the processes a host
+    starts; anything but a non-negative integer is ignored, never a forfeit."""
+    code = ("import json,sys\n"
+            "n = 0\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'clocky'}), flush=True)\n"
+            "    elif m['type'] == 'act':\n"
+            "        n += 1\n"
+            "        said = n if n % 3 else ('soon' if n % 2 else -1)\n"
+            "        print(json.dumps({'action': m['legal'][0], 'request': m['request'], 'clock_stops': said}), flush=True)\n")
+    p = make_player([sys.executable, "-c", code], time_limit_ms=2000)
+    v = get_variant("tute-2")
+    expected = 0
+    for g in range(2):  # a process each: its count starts again from 0
+        before = p.request  # the host numbers its acts on across processes
+        rec = play_game(v, shuffled_deck(v, g), 0, [p, make_player("random")], seed=g)
+        assert rec.result.forfeit is None
+        asked = p.request - before
+        expected += max(n for n in range(1, asked + 1) if n % 3)
+        assert p.clock_stops() == expected
+        p.close()
+    assert p.starts == 2
+
+
+def test_a_python_plugin_in_a_subprocess_reports_its_clock_stops() -> None:
+    """A plugin's ``clock_stops()`` crosses the process boundary: the host process sends it."""
+    tests = str(Path(__file__).resolve().parent)
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    v = get_variant("tute-2")
+    for iso in ("subprocess", "inprocess"):
+        p = make_player("league_bots:ClockedBot", isolation=iso, time_limit_ms=2000)
+        for g in range(4):  # ClockedBot's clock ends a decision in the games whose id ends in /s0
+            play_game(v, shuffled_deck(v, g), 0, [p, make_player("random")], seed=g, game_id=f"t/d{g}/s{g % 2}")
+        assert p.clock_stops() == 2, iso
+        p.close()
 
 
 def test_restart_after_a_crash() -> None:

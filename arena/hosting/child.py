@@ -166,6 +166,9 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         messages = _json_messages(reader)
     pending_error = ""
     choose = getattr(bot, "choose", None)
+    counter = getattr(bot, "clock_stops", None)  # optional: reported with every answer (docs/bots.md)
+    if not callable(counter):
+        counter = None
     send = chan.send
     for msg in messages:
         request: Any = None
@@ -198,10 +201,14 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                     return 1
                 continue
             echo = b"" if request is None else b',"request":' + str(int(request)).encode()
+            stops = _stops(counter)
+            if stops is not None:
+                echo += b',"clock_stops":' + str(stops).encode()
             if type(action) is str:  # the request number echoed: the referee knows which act this answers
                 chan.write(b'{"action":' + json.dumps(action).encode() + echo + b"}\n")
             else:
-                send({"action": action} if request is None else {"action": action, "request": request})
+                answer = {"action": action} if request is None else {"action": action, "request": request}
+                send(answer if stops is None else dict(answer, clock_stops=stops))
         elif kind == "new_game":
             decoder.new_game(msg)
             hook = getattr(bot, "new_game", None)
@@ -231,6 +238,17 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         else:
             print(f"arena.hosting.child: ignoring message of unknown type {kind!r}", file=sys.stderr)
     return 0
+
+
+def _stops(counter: Any) -> int | None:
+    """The bot's ``clock_stops()``, or None when it keeps none or fails to say (a report, never a crash)."""
+    if counter is None:
+        return None
+    try:
+        n = counter()
+    except Exception:  # noqa: BLE001 - a report's failure is not the bot's forfeit
+        return None
+    return n if type(n) is int and n >= 0 else None
 
 
 def main(argv: list[str] | None = None) -> int:

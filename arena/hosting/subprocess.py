@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from ..match import BotFailure
 from ..protocol import (HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, ProtocolError, ViewEncoder,
-                        game_over_message, new_game_message, parse_answer_request, parse_hello)
+                        game_over_message, new_game_message, parse_answer_fields, parse_hello)
 from ..view import PlayerView
 from .codecs import CODEC_JSON, CODEC_PICKLE, PickleEncoder, frame
 from .spec import BotSpec
@@ -221,6 +221,10 @@ class SubprocessHost:
         #: whether this bot has echoed one (then every answer must)
         self.request = 0
         self.echoes = False
+        #: decisions the bot's own clock ended (it reports a running count in its answers, ``clock_stops``):
+        #: the total over every process this host started, and the last count of the current one
+        self._stops = 0
+        self._stops_seen = 0
         self.proc: subprocess.Popen[bytes] | None = None
         self._in = -1
         self._out = -1
@@ -249,6 +253,7 @@ class SubprocessHost:
             raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
         self.proc = proc
         self.starts += 1
+        self._stops_seen = 0  # a new process counts from 0
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._in = proc.stdin.fileno()
         self._out = proc.stdout.fileno()
@@ -380,7 +385,7 @@ class SubprocessHost:
         self._send(self._encoder.act_message(view, self.time_limit_ms, self.request))
         line = self._read_line(time.monotonic() + self._timeout_s, "move")
         try:
-            action, request = parse_answer_request(line)
+            action, request, stops = parse_answer_fields(line)
         except BotReportedError as exc:
             self._fail("crash", str(exc) or "bot reported an error")
         except ProtocolError as exc:
@@ -396,7 +401,15 @@ class SubprocessHost:
                                    "is open): a line sent before it was asked for?")
         if request is not None:
             self.echoes = True
+        if type(stops) is int and stops >= 0:  # a report, never a forfeit: anything else is ignored
+            self._stops += stops - self._stops_seen if stops >= self._stops_seen else stops
+            self._stops_seen = stops
         return action
+
+    def clock_stops(self) -> int:
+        """The decisions the bot said its clock ended (``clock_stops`` in its answers), over every process
+        of it this host started."""
+        return self._stops
 
     def _readable(self) -> bool:
         """Whether the bot wrote something no request is open for (polled without waiting)."""
