@@ -203,6 +203,22 @@ def test_a_python_plugin_in_a_subprocess_reports_its_clock_stops() -> None:
         p.close()
 
 
+@pytest.mark.parametrize("said", [lambda: 1 / 0, lambda: -2, lambda: "3", lambda: 2.5, lambda: True])
+def test_a_bots_broken_clock_report_is_no_report(said) -> None:
+    """Whatever a bot's ``clock_stops()`` raises or returns but a non-negative int, it reported nothing."""
+    from arena.hosting.inprocess import reported_stops
+
+    class Bot:
+        def choose(self, view):
+            return view.legal[0]
+
+    bot = Bot()
+    bot.clock_stops = said
+    assert reported_stops(bot) is None and InProcessHost(bot, "b").clock_stops() == 0
+    bot.clock_stops = lambda: 4
+    assert reported_stops(bot) == 4 and InProcessHost(bot, "b").clock_stops() == 4
+
+
 def test_restart_after_a_crash() -> None:
     p = make_player("hostile_bot:HostileBot", {"mode": "exit", "after": 1}, time_limit_ms=2000)
     v = get_variant("tute-2")

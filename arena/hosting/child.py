@@ -24,6 +24,7 @@ from typing import Any, Iterator
 from .loader import BotLoadError, make_bot, target_name
 from ..protocol import PROTOCOL_VERSION, ProtocolError, ViewDecoder
 from .codecs import CODEC_JSON, CODEC_PICKLE, PickleDecoder
+from .inprocess import reported_stops
 
 
 def _private_channels() -> tuple[int, int]:
@@ -166,9 +167,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         messages = _json_messages(reader)
     pending_error = ""
     choose = getattr(bot, "choose", None)
-    counter = getattr(bot, "clock_stops", None)  # optional: reported with every answer (docs/bots.md)
-    if not callable(counter):
-        counter = None
+    reports = callable(getattr(bot, "clock_stops", None))  # optional: sent with every answer (docs/bots.md)
     send = chan.send
     for msg in messages:
         request: Any = None
@@ -201,7 +200,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                     return 1
                 continue
             echo = b"" if request is None else b',"request":' + str(int(request)).encode()
-            stops = _stops(counter)
+            stops = reported_stops(bot) if reports else None
             if stops is not None:
                 echo += b',"clock_stops":' + str(stops).encode()
             if type(action) is str:  # the request number echoed: the referee knows which act this answers
@@ -238,17 +237,6 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         else:
             print(f"arena.hosting.child: ignoring message of unknown type {kind!r}", file=sys.stderr)
     return 0
-
-
-def _stops(counter: Any) -> int | None:
-    """The bot's ``clock_stops()``, or None when it keeps none or fails to say (a report, never a crash)."""
-    if counter is None:
-        return None
-    try:
-        n = counter()
-    except Exception:  # noqa: BLE001 - a report's failure is not the bot's forfeit
-        return None
-    return n if type(n) is int and n >= 0 else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,15 +41,8 @@ class InProcessHost:
             self._game_over(result)
 
     def clock_stops(self) -> int:
-        """The bot's own count of decisions its clock ended (``clock_stops``, optional; docs/bots.md),
-        0 if it keeps none or fails to say: a report, never a reason to lose a game."""
-        counter = getattr(self.bot, "clock_stops", None)
-        if not callable(counter):
-            return 0
-        try:
-            return max(0, int(counter()))
-        except (Exception, SystemExit):  # noqa: BLE001 - a bot's report must never fail (nor end) a run
-            return 0
+        """The bot's own count of decisions its clock ended (``reported_stops``), 0 if it says none."""
+        return reported_stops(self.bot) or 0
 
     def start(self) -> None:
         """Nothing to start: the bot was built when the host was."""
@@ -73,10 +66,24 @@ class InProcessHost:
         self.close()
 
 
+def reported_stops(bot: Any) -> int | None:
+    """A Python bot's ``clock_stops()`` (optional; docs/bots.md): the decisions so far its clock ended,
+    or None when it keeps no such count or fails to say one (a report, never a reason to lose a game).
+    The in-process host reads it, and the plugin host process, which sends it in its answers."""
+    counter = getattr(bot, "clock_stops", None)
+    if not callable(counter):
+        return None
+    try:
+        n = counter()
+    except (Exception, SystemExit):  # noqa: BLE001 - a bot's report must never fail (nor end) a run
+        return None
+    return n if type(n) is int and n >= 0 else None
+
+
 def clock_stops(players: Sequence[Any]) -> int:
-    """Decisions the players' own clocks ended so far (``clock_stops``: the in-process bots that keep
-    it; docs/bots.md). Read before and after a game: if it grew, the game may play otherwise with other
-    workers or on another machine."""
+    """Decisions the players' own clocks ended so far (``clock_stops``: an in-process bot's method, or
+    the count a bot in a subprocess reports in its answers). Read before and after a game: if it grew,
+    the game may play otherwise with other workers or on another machine."""
     return sum(p.clock_stops() for p in players if callable(getattr(p, "clock_stops", None)))
 
 
