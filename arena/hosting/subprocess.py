@@ -217,8 +217,8 @@ class SubprocessHost:
         self.codec = codec
         self.bot_name = ""
         self.starts = 0
-        #: the number of the last ``act`` sent (a bot may echo it: an answer to another is a forfeit), and
-        #: whether this bot has echoed one (then every answer must)
+        #: the number of the last ``act`` sent to this process (a bot may echo it: an answer to another is
+        #: a forfeit), and whether this bot has echoed one (then every answer must)
         self.request = 0
         self.echoes = False
         #: decisions the bot's own clock ended (it reports a running count in its answers, ``clock_stops``):
@@ -253,7 +253,8 @@ class SubprocessHost:
             raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
         self.proc = proc
         self.starts += 1
-        self._stops_seen = 0  # a new process counts from 0
+        self._stops_seen = 0  # a new process counts from 0, its acts from 1 (docs/protocol.md)
+        self.request = 0
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._in = proc.stdin.fileno()
         self._out = proc.stdout.fileno()
