@@ -94,3 +94,16 @@ def test_an_entrant_the_workers_cannot_start_is_refused_before_play(tmp_path: Pa
     assert out.returncode == 2 and "do not start on the cluster" in out.stderr and "here" in out.stderr
     assert "worker tcp://" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     assert stored_games(tmp_path / "store.sqlite") == 0
+
+
+def test_a_cluster_says_the_games_a_bots_clock_decided(tmp_path: Path) -> None:
+    """The count of games a bot's clock decided comes back from the Dask workers, as from a local pool."""
+    write_config(tmp_path, deals=2, variants=[{"name": "tute-2"}], entrants=[
+        {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess"}, {"name": "r", "bot": "random"}])
+    tests = str(Path(__file__).resolve().parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (tests, os.environ.get("PYTHONPATH")) if p)}
+    out = tute(tmp_path, "run", "tournament.toml", "--quiet", "--cluster", "local:2", env=env)
+    assert out.returncode == 0, out.stderr
+    # ClockedBot's clock ends a decision in each deal's first rotation: 2 of the 4 games
+    assert "warning: in 2 games a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d0/s0)" \
+        in out.stderr
