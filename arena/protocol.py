@@ -82,9 +82,11 @@ def parse_answer_fields(line: bytes) -> tuple[Any, Any, Any]:
         except UnicodeDecodeError:
             pass
     try:
-        msg = json.loads(line)
+        msg = json.loads(line, parse_int=_json_int)
     except (ValueError, UnicodeDecodeError):
         raise ProtocolError(f"answer is not JSON: {_short(line)}") from None
+    except RecursionError:
+        raise ProtocolError(f"answer is nested too deeply to read: {_short(line)}") from None
     if not isinstance(msg, dict):
         raise ProtocolError(f"answer is not a JSON object: {_short(line)}")
     if "action" in msg:
@@ -92,6 +94,25 @@ def parse_answer_fields(line: bytes) -> tuple[Any, Any, Any]:
     if msg.get("type") == "error":
         raise BotReportedError(str(msg.get("message", ""))[:1000])
     raise ProtocolError(f"answer has no 'action': {_short(line)}")
+
+
+def _json_int(text: str) -> int | float:
+    """An integer of an answer: past 30 digits no field of the protocol means it, and past 4,300 Python
+    would refuse the whole line, so it reads as infinity (no request number, no ``clock_stops``)."""
+    return int(text) if len(text) <= 30 else float("inf")
+
+
+#: the largest ``clock_stops`` taken as a report: past it (a bot's nonsense), none; 2^53 is exact in
+#: every language's JSON numbers
+MAX_STOPS = 2**53
+
+
+def stops_value(n: Any) -> int | None:
+    """A reported ``clock_stops`` as an int, or None: an integer (not a bool) from 0 to ``MAX_STOPS``;
+    any other value is no report (ignored, never a forfeit)."""
+    if isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= MAX_STOPS:
+        return int(n)
+    return None
 
 
 class BotReportedError(Exception):
@@ -228,5 +249,5 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
 
 
 __all__ = ["PROTOCOL_VERSION", "HELLO", "QUIT", "ProtocolError", "BotReportedError", "ViewEncoder",
-           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_answer_fields", "parse_hello", "dumps_line", "new_game_message",
+           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_answer_fields", "stops_value", "parse_hello", "dumps_line", "new_game_message",
            "game_over_message", "rules_of"]

@@ -86,14 +86,16 @@ class SlowGreedyBot:
 
 
 class ClockedBot:
-    """Plays its first legal card and says, as ``search`` would, that its clock ended a decision in
-    the first rotation of every deal (``clock_stops``): a stand-in for a machine too slow."""
+    """Plays its first legal card and says, as ``search`` would, that its clock ended a decision in the
+    games whose id ends with one of ``at`` (default: the first rotation of every deal; ``clock_stops``):
+    a stand-in for a machine too slow."""
 
-    def __init__(self, **_: Any) -> None:
+    def __init__(self, at: list[str] | None = None, **_: Any) -> None:
         self.stops = 0
+        self.at = tuple(at or ["/s0"])
 
     def new_game(self, info: dict[str, Any]) -> None:
-        self.slow = str(info.get("game_id")).endswith("/s0")
+        self.slow = str(info.get("game_id")).endswith(self.at)
 
     def choose(self, view: PlayerView) -> str:
         if self.slow:

@@ -59,6 +59,12 @@ def test_parse_answer() -> None:
     assert parse_answer(b'{"action": "play 1o"}') == "play 1o"
     assert parse_answer_fields(b'{"action":"play 1o"}') == ("play 1o", None, None)
     assert parse_answer_fields(b'{"action":"pass","request":3,"clock_stops":2}') == ("pass", 3, 2)
+    # past Python's 4,300 digits an integer would fail the whole line: it reads as no report
+    from arena.protocol import stops_value
+    action, request, stops = parse_answer_fields(b'{"action":"pass","clock_stops":' + b"1" * 5000 + b"}")
+    assert action == "pass" and request is None and stops_value(stops) is None
+    with pytest.raises(ProtocolError, match="nested too deeply"):
+        parse_answer(b'{"action":"pass","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}")
     assert parse_answer(b'{"action": 3}') == 3
     for bad in (b"play 1o", b"[1]", b'{"move": "play 1o"}', b"\xff\xfe"):
         with pytest.raises(ProtocolError):
@@ -202,9 +208,17 @@ def test_a_python_plugin_in_a_subprocess_reports_its_clock_stops() -> None:
         p.close()
 
 
-@pytest.mark.parametrize("said", [lambda: 1 / 0, lambda: -2, lambda: "3", lambda: 2.5, lambda: True])
+def _exits() -> int:
+    raise SystemExit(3)
+
+
+@pytest.mark.parametrize("said", [lambda: 1 / 0, _exits, lambda: -2, lambda: "3", lambda: 2.5, lambda: True,
+                                  lambda: 2**60, lambda: 10**5000, "7", None])
 def test_a_bots_broken_clock_report_is_no_report(said) -> None:
-    """Whatever a bot's ``clock_stops()`` raises or returns but a non-negative int, it reported nothing."""
+    """Whatever a bot's ``clock_stops`` raises or returns but an integer from 0 to 2^53, it reported
+    nothing; a method or a plain attribute, an int or a subclass of int, is read."""
+    import enum
+
     from arena.hosting.inprocess import reported_stops
 
     class Bot:
@@ -216,6 +230,47 @@ def test_a_bots_broken_clock_report_is_no_report(said) -> None:
     assert reported_stops(bot) is None and InProcessHost(bot, "b").clock_stops() == 0
     bot.clock_stops = lambda: 4
     assert reported_stops(bot) == 4 and InProcessHost(bot, "b").clock_stops() == 4
+    bot.clock_stops = 5
+    assert reported_stops(bot) == 5
+    bot.clock_stops = enum.IntEnum("N", "one two")(2)
+    assert reported_stops(bot) == 2 and type(reported_stops(bot)) is int
+
+
+def test_a_clock_stops_property_that_raises_or_exits_is_no_report() -> None:
+    """Even a property (read by ``getattr`` itself) that raises or calls sys.exit."""
+    from arena.hosting.inprocess import reported_stops
+
+    class Raises:
+        @property
+        def clock_stops(self) -> int:
+            raise RuntimeError("no")
+
+    class Exits:
+        @property
+        def clock_stops(self) -> int:
+            raise SystemExit(2)
+
+    assert reported_stops(Raises()) is None and reported_stops(Exits()) is None
+
+
+def test_a_count_that_goes_down_is_no_clock_stop() -> None:
+    """A program whose count falls (99, 98, ...) grew it once, at its first answer (a process counts
+    from 0); the falls count nothing, in that game or the next."""
+    code = ("import json,sys\n"
+            "n = 0\n"
+            "for line in sys.stdin:\n"
+            "    m = json.loads(line)\n"
+            "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'down'}), flush=True)\n"
+            "    elif m['type'] == 'act':\n"
+            "        n += 1\n"
+            "        print(json.dumps({'action': m['legal'][0], 'clock_stops': 100 - n}), flush=True)\n")
+    p = make_player([sys.executable, "-c", code], time_limit_ms=2000)
+    v = get_variant("tute-2")
+    for g in range(2):
+        rec = play_game(v, shuffled_deck(v, g), 0, [p, make_player("random")], seed=g)
+        assert rec.result.forfeit is None and p.clock_stops() == 99
+    assert p.starts == 1
+    p.close()
 
 
 def test_restart_after_a_crash() -> None:

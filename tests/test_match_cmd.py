@@ -119,3 +119,17 @@ def test_configs_come_back_from_their_stored_identity(tmp_path: Path) -> None:
         cfg = load_config(write_config(tmp_path, **kw))
         again = parse_config(TournamentConfig.data_of_identity(cfg.identity()), source="stored")
         assert again.identity() == cfg.identity()
+
+
+def test_the_move_limit_of_a_match_is_its_own_option(tmp_path: Path) -> None:
+    """``--time-limit`` reaches the match's config (the limit a subprocess bot is held to, and what
+    search plans to); out of range it is one line and exit 2."""
+    out = tute("match", "random", "greedy", "-v", "tute-2", "--max-blocks", "2", "--time-limit", "3000",
+               "--store", "m.sqlite", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    db = sqlite3.connect(tmp_path / "m.sqlite")
+    (config,), = db.execute("SELECT config_json FROM tournaments").fetchall()
+    db.close()
+    assert json.loads(config)["time_limit_ms"] == 3000
+    bad = tute("match", "random", "greedy", "-v", "tute-2", "--time-limit", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "--time-limit" in bad.stderr and "Traceback" not in bad.stderr

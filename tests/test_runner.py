@@ -72,36 +72,48 @@ def test_one_worker_or_two_store_identical_games(tmp_path: Path, fmt: str) -> No
 
 def test_games_a_bots_clock_decided_are_said_on_screen_and_in_the_log(tmp_path: Path) -> None:
     """A game in which a bot's clock, not its counted work, ended a decision may play otherwise with
-    other workers: the run says which (the same games with one worker or two), on screen and in the log."""
-    import io
+    other workers: the run knows which (the same games with one worker or two), names each in the log,
+    and its warning names the first in the schedule (d2 before d10, whatever the text says)."""
+    from leagues.tournament.runner import clocked_warning
 
     sys.path.insert(0, str(Path(__file__).parent))
-    said = []
+    slow = ["/d2/s0", "/d10/s0"]
     for workers in (1, 2):
         folder = tmp_path / f"w{workers}"
         folder.mkdir()
-        path = write_config(folder, deals=6, variants=[{"name": "tute-2"}], entrants=[
-            {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess"},
+        path = write_config(folder, deals=12, variants=[{"name": "tute-2"}], entrants=[
+            {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"at": slow}},
             {"name": "rand", "bot": "random"}])
-        screen = io.StringIO()
-        summary = run_tournament(load_config(path), workers=workers, quiet=True, stream=screen)
-        with Store(folder / "store.sqlite") as store:
-            ids = [g.id for g in store.games("t")]
-        assert len(ids) == 12 and sorted(summary.clocked) == sorted(i for i in ids if i.endswith("/s0"))
-        first = min(summary.clocked)
-        assert f"in {len(summary.clocked)} games a bot's clock" in screen.getvalue()
-        assert f"first: {first}" in screen.getvalue()
+        summary = run_tournament(load_config(path), workers=workers, quiet=True)
+        assert sorted(i for _, i in summary.clocked) == ["t/tute-2/r1/t0/d10/s0", "t/tute-2/r1/t0/d2/s0"]
+        text = clocked_warning([summary])
+        assert text is not None and text.startswith("warning: in 2 games a bot's clock, not its counted work, "
+                                                     "ended a decision (first: t/tute-2/r1/t0/d2/s0): they may")
         log = (folder / "store.log").read_text()
-        assert f"{first}: the clock, not the counted work, ended 1 decisions" in log
-        said.append(sorted(summary.clocked))
-    assert said[0] == said[1]
-    # a run with no such game says nothing of it
+        assert "t/tute-2/r1/t0/d10/s0: a bot's clock, not its counted work, ended 1 decision: this game" in log
+    # a run with no such game has nothing to say
     folder = tmp_path / "none"
     folder.mkdir()
     path = write_config(folder, deals=2, variants=[{"name": "tute-2"}], entrants=FIVE[:2])
-    screen = io.StringIO()
-    assert run_tournament(load_config(path), workers=1, quiet=True, stream=screen).clocked == []
-    assert "clock" not in screen.getvalue()
+    assert clocked_warning([run_tournament(load_config(path), workers=1, quiet=True)]) is None
+
+
+def test_tute_run_says_the_clocked_games_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After the table, on stderr, as the last thing the command says; the count is of this run."""
+    from league_util import tute
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    path = write_config(tmp_path, deals=2, variants=[{"name": "tute-2"}], entrants=[
+        {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"at": ["/d1/s0"]}},
+        {"name": "rand", "bot": "random"}])
+    code, out, err = tute(capsys, "run", str(path), "--quiet")
+    assert code == 0 and "rank" in out
+    assert err.strip().splitlines()[-1] == (
+        "warning: in 1 game a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d1/s0): "
+        "it may play otherwise with another number of workers or on another machine; a larger move limit "
+        "(time_limit_ms, --time-limit) usually avoids it")
+    code, out, err = tute(capsys, "run", str(path), "--quiet")  # finished: nothing played, nothing to say
+    assert code == 0 and "a bot's clock" not in err
 
 
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:

@@ -167,7 +167,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         messages = _json_messages(reader)
     pending_error = ""
     choose = getattr(bot, "choose", None)
-    reports = callable(getattr(bot, "clock_stops", None))  # optional: sent with every answer (docs/bots.md)
+    reports = reported_stops(bot) is not None  # optional: then sent with every answer (docs/bots.md)
     send = chan.send
     for msg in messages:
         request: Any = None

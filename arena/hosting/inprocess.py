@@ -7,6 +7,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from ..match import BotFailure
+from ..protocol import stops_value
 from .spec import BotSpec
 from .subprocess import GRACE_MS
 
@@ -67,17 +68,16 @@ class InProcessHost:
 
 
 def reported_stops(bot: Any) -> int | None:
-    """A Python bot's ``clock_stops()`` (optional; docs/bots.md): the decisions so far its clock ended,
-    or None when it keeps no such count or fails to say one (a report, never a reason to lose a game).
-    The in-process host reads it, and the plugin host process, which sends it in its answers."""
-    counter = getattr(bot, "clock_stops", None)
-    if not callable(counter):
-        return None
+    """A Python bot's ``clock_stops()`` (optional, a method or an attribute; docs/bots.md): the decisions
+    so far its clock ended, or None when it keeps no such count or fails to say one (a report, never a
+    reason to lose a game, even from a property that raises or exits). The in-process host reads it, and
+    the plugin host process, which sends it in its answers."""
     try:
-        n = counter()
+        counter = getattr(bot, "clock_stops", None)
+        n = counter() if callable(counter) else counter
     except (Exception, SystemExit):  # noqa: BLE001 - a bot's report must never fail (nor end) a run
         return None
-    return n if type(n) is int and n >= 0 else None
+    return stops_value(n)
 
 
 def clock_stops(players: Sequence[Any]) -> int:

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 from ..match import BotFailure
 from ..protocol import (HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, ProtocolError, ViewEncoder,
-                        game_over_message, new_game_message, parse_answer_fields, parse_hello)
+                        game_over_message, new_game_message, parse_answer_fields, parse_hello, stops_value)
 from ..view import PlayerView
 from .codecs import CODEC_JSON, CODEC_PICKLE, PickleEncoder, frame
 from .spec import BotSpec
@@ -402,8 +402,9 @@ class SubprocessHost:
                                    "is open): a line sent before it was asked for?")
         if request is not None:
             self.echoes = True
-        if type(stops) is int and stops >= 0:  # a report, never a forfeit: anything else is ignored
-            self._stops += stops - self._stops_seen if stops >= self._stops_seen else stops
+        stops = stops_value(stops)  # a report, never a forfeit: anything else is ignored
+        if stops is not None:  # only growth counts (a count that drops is taken as the new base)
+            self._stops += max(0, stops - self._stops_seen)
             self._stops_seen = stops
         return action
 

@@ -7,11 +7,12 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import click
 
 from leagues.tournament.forfeits import ForfeitWatch
+from leagues.tournament.runner import RunSummary, clocked_warning
 
 #: the exit status of a run, match, play or season in which an entrant forfeited every deal
 EXIT_ALL_FORFEITED = 3
@@ -51,6 +52,13 @@ def say_forfeits(watch: ForfeitWatch) -> None:
         click.echo("forfeits:", err=True)
         for line in lines:
             click.echo(f"  {line}", err=True)
+
+
+def say_clocked(summaries: Sequence[RunSummary]) -> None:
+    """The games a bot's clock decided (``runner.clocked_warning``), last, after the table, on stderr."""
+    text = clocked_warning(summaries)
+    if text is not None:
+        click.echo(text, err=True)
 
 
 def exit_if_all_forfeited(watch: ForfeitWatch, what: str, log: Path | str) -> None:

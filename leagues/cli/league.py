@@ -15,7 +15,7 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
 from leagues.cli.style import redraw
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
@@ -191,6 +191,7 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
         _print_standings(lg, table, "plain", f"{lg.cfg.name}: standings after season {done.season}",
                          forfeits={name: e.forfeits for name, e in watch.entrants.items()})
         say_forfeits(watch)  # as tute run says them: the summary, then exit 3 if one forfeited every deal
+        say_clocked(summaries)
         exit_if_all_forfeited(watch, "the season's table", lg.cfg.log)
 
 

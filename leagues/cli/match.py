@@ -17,8 +17,8 @@ from typing import Any
 import click
 
 from arena.hosting import is_command
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
-from leagues.tournament.config import ConfigError, parse_config
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.tournament.config import MAX_TIME_LIMIT_MS, ConfigError, parse_config
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import Interrupted, RunError, run_tournament
@@ -59,6 +59,10 @@ def register(cli: click.Group) -> None:
                   help="Blocks per variant at most (the match ends there if the SPRT has not decided).")
     @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
     @click.option("--workers", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes.")
+    @click.option("--time-limit", "time_limit_ms", default=1000, show_default=True,
+                  type=click.IntRange(1, MAX_TIME_LIMIT_MS),
+                  help="Per-move limit in ms (a bot isolated in a subprocess that exceeds it forfeits; search "
+                       "plans its decisions to it).")
     @click.option("--cluster", default=None, metavar="ADDRESS",
                   help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
     @click.option("--store", "store_path", default="runs/match.sqlite", show_default=True,
@@ -70,7 +74,8 @@ def register(cli: click.Group) -> None:
     @click.option("--new", is_flag=True, help="Play this match again from the start (deletes its stored games).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     def match(bot_a: str, bot_b: str, variants: tuple[str, ...], sprt_text: str | None, alpha: float, beta: float,
-              model: str, max_blocks: int, seed: int, workers: int | None, cluster: str | None, store_path: str,
+              model: str, max_blocks: int, seed: int, workers: int | None, time_limit_ms: int, cluster: str | None,
+              store_path: str,
               params_a: str | None, params_b: str | None, field: str | None, name: str | None, new: bool,
               quiet: bool) -> None:
         """Is BOT_B better than BOT_A? Duplicate blocks of A against B (each deck order once per seat
@@ -93,7 +98,7 @@ def register(cli: click.Group) -> None:
             a, b = f"{a}.a", f"{b}.b"
         data: dict[str, Any] = {
             "name": name or _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match", "deals": max_blocks,
-            "store": store_path,
+            "time_limit_ms": time_limit_ms, "store": store_path,
             "variants": [{"name": v} for v in variants],
             "entrants": [{"name": a, "bot": _bot(bot_a), "params": _params(params_a, "--params-a")},
                          {"name": b, "bot": _bot(bot_b), "params": _params(params_b, "--params-b")}],
@@ -113,7 +118,7 @@ def register(cli: click.Group) -> None:
             raise UserError(_options_words(str(exc))) from None
         old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
-            run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
+            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
         except (RunError, StoreError) as exc:
             raise UserError(str(exc)) from None
         except Interrupted as exc:
@@ -127,6 +132,7 @@ def register(cli: click.Group) -> None:
         for line in summary_lines(cfg, monitor):
             click.echo(line)
         say_forfeits(watch)
+        say_clocked([summary])
         if cfg.sprt is None:  # with an SPRT, the exit status is its verdict (docs/match.md)
             exit_if_all_forfeited(watch, "the match", cfg.log)
         else:
@@ -136,7 +142,7 @@ def register(cli: click.Group) -> None:
 
 def _options_words(message: str) -> str:
     """A config error of the match, in the command's words (``--sprt``, ``--variant``, ``--field``)."""
-    for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
+    for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"), ("time_limit_ms:", "--time-limit:"),
                         ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
         message = message.replace(f": {key}", f": {option}")
     return message.replace('field = "greedy"', "--field greedy")

@@ -10,7 +10,7 @@ from typing import NoReturn
 
 import click
 
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_forfeits
+from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
 from leagues.cli.records import report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
                                        max_workers, parse_config)
@@ -144,6 +144,7 @@ def register(cli: click.Group) -> None:
         except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
             _user_error(str(exc))
         say_forfeits(watch)
+        say_clocked([summary])
         exit_if_all_forfeited(watch, "the table", cfg.log)
 
     @cli.command()

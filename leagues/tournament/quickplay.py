@@ -183,7 +183,7 @@ def _one(variant: Variant, name: str, players: Sequence[Player], names: Sequence
     before = clock_stops(players)
     record = (deal_record(variant, name, players, names, seed, g) if rule is None
               else match_record(variant, name, players, names, seed, g, rule))
-    return record, clock_stops(players) - before
+    return record, max(0, clock_stops(players) - before)  # only growth counts
 
 
 def _play(g: int) -> tuple[GameRecord | MatchRecord, int]:

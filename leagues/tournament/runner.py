@@ -43,10 +43,10 @@ from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.terminal import clocked, per_second, redraw
+from leagues.tournament.terminal import clocked, per_second, plural, redraw
 from leagues.tournament.pairing import History, Round
-from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, side_seats, swiss_round,
-                       unit_scores)
+from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, schedule_order,
+                                         side_seats, swiss_round, unit_scores)
 from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
 from leagues.tournament.tally import kept
 from leagues.tournament.watermark import Watermark
@@ -81,8 +81,9 @@ class RunSummary:
     forfeits: int = 0
     #: this run's forfeits per entrant, warned about on screen as soon as they pass a threshold
     watch: ForfeitWatch = field(default_factory=ForfeitWatch)
-    #: this run's games in which a bot's clock, not its counted work, ended a decision (``say_clocked``)
-    clocked: list[str] = field(default_factory=list)
+    #: this run's games in which a bot's clock, not its counted work, ended a decision, as (schedule
+    #: order, id): ``clocked_warning``
+    clocked: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -122,15 +123,13 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
 FORFEIT_MISSING = "--forfeit-missing"
 
 
-def say_clocked(summary: RunSummary, stream: TextIO | None) -> None:
-    """The games of this run that may not replay the same: a bot's clock, not its counted work, ended a
-    decision (the machine was slower, or busier, than the move limit leaves room for). The table is
-    still a fair one; its promise of the same games with any number of workers is what is lost."""
-    if not summary.clocked:
-        return
-    text = clocked(len(summary.clocked), min(summary.clocked), "game", "time_limit_ms")
-    log.warning(text)
-    print(text, file=stream or sys.stderr, flush=True)
+def clocked_warning(summaries: Sequence[RunSummary]) -> str | None:
+    """The games of these runs that may not replay the same: a bot's clock, not its counted work, ended
+    a decision (the machine was slower, or busier, than the move limit leaves room for). The table is
+    still a fair one; its promise of the same games with any number of workers is what is lost. The
+    command says it last, after its table; an interrupted run's says it as it stops."""
+    games = sorted(g for s in summaries for g in s.clocked)
+    return clocked(len(games), games[0][1], "game") if games else None
 
 
 def say_forfeiting(problems: Sequence[str], stream: TextIO | None, games: str = "its games") -> None:
@@ -181,8 +180,6 @@ class Worker:
     #: the last deal's deck, shared by its rotations (duplicate deals): shuffled once, not per game
     deck_key: tuple[str, int] | None = None
     deck: list[int] = field(default_factory=list)
-    #: the games since the last batch in which a bot's clock ended a decision (``clock_stops``)
-    clocked: list[str] = field(default_factory=list)
 
     def player(self, name: str, copy: int) -> Any:
         key = (name, copy)
@@ -198,18 +195,17 @@ class Worker:
             self.players[key] = p
         return p
 
-    def play(self, spec: GameSpec) -> tuple[Any, ...]:
+    def play(self, spec: GameSpec) -> tuple[tuple[Any, ...], int]:
         """One game as the store's row (``store.game_row``): the worker does all the encoding, so the
-        parent only inserts. A game in which a bot's clock ended a decision is noted in ``clocked``."""
+        parent only inserts; and how many of its decisions the bots' clocks ended (``clock_stops``)."""
         players = self._players(spec)
         before = clock_stops(players)
         row = self._play(spec, players)
-        stops = clock_stops(players) - before
+        stops = max(0, clock_stops(players) - before)  # only growth counts
         if stops:
-            self.clocked.append(spec.id)
-            log.warning("%s: the clock, not the counted work, ended %d decisions of a bot: this game may play "
-                        "otherwise with other workers or on another machine", spec.id, stops)
-        return row
+            log.warning("%s: a bot's clock, not its counted work, ended %s: this game may play otherwise with "
+                        "other workers or on another machine", spec.id, plural(stops, "decision"))
+        return row, stops
 
     def _players(self, spec: GameSpec) -> list[Any]:
         seen: dict[str, int] = {}
@@ -299,17 +295,18 @@ class Batch:
     rows: list[tuple[Any, ...]]
     forfeits: int
     seconds: float
-    #: ids of the games in which a bot's clock, not its counted work, ended a decision
-    clocked: tuple[str, ...] = ()
+    #: the games in which a bot's clock, not its counted work, ended a decision: (schedule order, id)
+    clocked: tuple[tuple[tuple[int, ...], str], ...] = ()
 
 
 def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
     """``specs`` played by ``worker``: the answer of a local worker process and of a Dask worker alike."""
     start = time.perf_counter()
-    worker.clocked.clear()
-    rows = [worker.play(s) for s in specs]
+    played = [(s, *worker.play(s)) for s in specs]
+    rows = [row for _, row, _ in played]
     forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
-    return Batch(rows, forfeits, time.perf_counter() - start, tuple(worker.clocked))
+    clocked = tuple((schedule_order(s), s.id) for s, _, stops in played if stops)
+    return Batch(rows, forfeits, time.perf_counter() - start, clocked)
 
 
 def _play_batch(specs: Sequence[GameSpec]) -> Batch:
@@ -669,7 +666,11 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         finally:
             if executor is not None:
                 executor.terminate()
-            say_clocked(summary, stream)
+            text = clocked_warning([summary])
+            if text is not None:
+                log.info(text)
+                if not completed:  # else the command says it after its table
+                    print(text, file=stream or sys.stderr, flush=True)
             _remove_log(handler, interrupted=not completed)
     finally:
         if remote is not None:

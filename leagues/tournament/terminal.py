@@ -24,10 +24,18 @@ def per_second(rate: float) -> str:
     return f"{rate:.0f}" if rate >= 10 or rate != rate or rate == float("inf") else f"{rate:.2g}"
 
 
-def clocked(count: int, first: str, games: str, remedy: str) -> str:
+
+def plural(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``3 matches``."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {noun}es" if noun.endswith(("ch", "sh", "s", "x")) else f"{n} {noun}s"
+
+
+def clocked(count: int, first: str, games: str) -> str:
     """The warning of a run in which a bot's clock, not its counted work, ended decisions (``tute run``,
     a league season, ``tute match``, ``tute play``): those games may not replay the same. ``games``
-    names what was played (``game``, ``deal``, ``match``), ``remedy`` the option that avoids it."""
-    return (f"warning: in {count} {games}{'s' if count != 1 else ''} a bot's clock, not its counted work, ended "
-            f"a decision (first: {first}): {'they' if count != 1 else 'it'} may play otherwise with another "
-            f"number of workers or on another machine; a larger {remedy} avoids it")
+    names what was played (``game``, ``deal``, ``match``)."""
+    return (f"warning: in {plural(count, games)} a bot's clock, not its counted work, ended a decision (first: "
+            f"{first}): {'they' if count != 1 else 'it'} may play otherwise with another number of workers or on "
+            f"another machine; a larger move limit (time_limit_ms, --time-limit) usually avoids it")
