@@ -249,5 +249,5 @@ def view_from_json(data: dict[str, Any], variant: Variant | None = None) -> Play
 
 
 __all__ = ["PROTOCOL_VERSION", "HELLO", "QUIT", "ProtocolError", "BotReportedError", "ViewEncoder",
-           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_answer_fields", "stops_value", "parse_hello", "dumps_line", "new_game_message",
-           "game_over_message", "rules_of"]
+           "ViewDecoder", "view_from_json", "parse_answer", "parse_answer_request", "parse_answer_fields",
+           "stops_value", "parse_hello", "dumps_line", "new_game_message", "game_over_message", "rules_of"]

@@ -167,7 +167,6 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
         messages = _json_messages(reader)
     pending_error = ""
     choose = getattr(bot, "choose", None)
-    reports = reported_stops(bot) is not None  # optional: then sent with every answer (docs/bots.md)
     send = chan.send
     for msg in messages:
         request: Any = None
@@ -200,7 +199,7 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                     return 1
                 continue
             echo = b"" if request is None else b',"request":' + str(int(request)).encode()
-            stops = reported_stops(bot) if reports else None
+            stops = reported_stops(bot)  # optional (docs/bots.md): sent with the answer when the bot keeps it
             if stops is not None:
                 echo += b',"clock_stops":' + str(stops).encode()
             if type(action) is str:  # the request number echoed: the referee knows which act this answers

@@ -75,8 +75,7 @@ def register(cli: click.Group) -> None:
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     def match(bot_a: str, bot_b: str, variants: tuple[str, ...], sprt_text: str | None, alpha: float, beta: float,
               model: str, max_blocks: int, seed: int, workers: int | None, time_limit_ms: int, cluster: str | None,
-              store_path: str,
-              params_a: str | None, params_b: str | None, field: str | None, name: str | None, new: bool,
+              store_path: str, params_a: str | None, params_b: str | None, field: str | None, name: str | None, new: bool,
               quiet: bool) -> None:
         """Is BOT_B better than BOT_A? Duplicate blocks of A against B (each deck order once per seat
         rotation) until the SPRT decides or --max-blocks, with Elo, normalized Elo and LOS.
@@ -142,7 +141,7 @@ def register(cli: click.Group) -> None:
 
 def _options_words(message: str) -> str:
     """A config error of the match, in the command's words (``--sprt``, ``--variant``, ``--field``)."""
-    for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"), ("time_limit_ms:", "--time-limit:"),
-                        ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
+    for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
+                        ("time_limit_ms:", "--time-limit:"), ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
         message = message.replace(f": {key}", f": {option}")
     return message.replace('field = "greedy"', "--field greedy")

@@ -24,7 +24,6 @@ def per_second(rate: float) -> str:
     return f"{rate:.0f}" if rate >= 10 or rate != rate or rate == float("inf") else f"{rate:.2g}"
 
 
-
 def plural(n: int, noun: str) -> str:
     """``1 game``, ``2 games``, ``3 matches``."""
     if n == 1:
