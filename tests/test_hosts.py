@@ -169,9 +169,9 @@ def test_external_example_bot_plays_many_games_in_one_process() -> None:
         os.kill(pid, 0)
 
 
-def test_a_program_reports_the_decisions_its_clock_ended() -> None:
-    """``clock_stops`` in the answers: a running count per process, summed over the processes a host
-    starts; anything but a non-negative integer is ignored, never a forfeit."""
+def _clock_program(said: str) -> list[str]:
+    """A program playing its first legal action, its answers carrying ``clock_stops = said`` (a Python
+    expression of ``n``, the acts this process was sent so far)."""
     code = ("import json,sys\n"
             "n = 0\n"
             "for line in sys.stdin:\n"
@@ -179,9 +179,15 @@ def test_a_program_reports_the_decisions_its_clock_ended() -> None:
             "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'clocky'}), flush=True)\n"
             "    elif m['type'] == 'act':\n"
             "        n += 1\n"
-            "        said = n if n % 3 else ('soon' if n % 2 else -1)\n"
+            f"        said = {said}\n"
             "        print(json.dumps({'action': m['legal'][0], 'request': m['request'], 'clock_stops': said}), flush=True)\n")
-    p = make_player([sys.executable, "-c", code], time_limit_ms=2000)
+    return [sys.executable, "-c", code]
+
+
+def test_a_program_reports_the_decisions_its_clock_ended() -> None:
+    """``clock_stops`` in the answers: a running count per process, summed over the processes a host
+    starts; anything but a non-negative integer is ignored, never a forfeit."""
+    p = make_player(_clock_program("n if n % 3 else ('soon' if n % 2 else -1)"), time_limit_ms=2000)
     v = get_variant("tute-2")
     expected = 0
     for g in range(2):  # a process each: its count starts again from 0
@@ -256,15 +262,7 @@ def test_a_clock_stops_property_that_raises_or_exits_is_no_report() -> None:
 def test_a_count_that_goes_down_is_no_clock_stop() -> None:
     """A program whose count falls (99, 98, ...) grew it once, at its first answer (a process counts
     from 0); the falls count nothing, in that game or the next."""
-    code = ("import json,sys\n"
-            "n = 0\n"
-            "for line in sys.stdin:\n"
-            "    m = json.loads(line)\n"
-            "    if m['type'] == 'hello': print(json.dumps({'type': 'hello', 'name': 'down'}), flush=True)\n"
-            "    elif m['type'] == 'act':\n"
-            "        n += 1\n"
-            "        print(json.dumps({'action': m['legal'][0], 'clock_stops': 100 - n}), flush=True)\n")
-    p = make_player([sys.executable, "-c", code], time_limit_ms=2000)
+    p = make_player(_clock_program("100 - n"), time_limit_ms=2000)
     v = get_variant("tute-2")
     for g in range(2):
         rec = play_game(v, shuffled_deck(v, g), 0, [p, make_player("random")], seed=g)
