@@ -90,9 +90,10 @@ class ClockedBot:
     games whose id ends with one of ``at`` (default: the first rotation of every deal; ``clock_stops``):
     a stand-in for a machine too slow."""
 
-    def __init__(self, at: list[str] | None = None, **_: Any) -> None:
+    def __init__(self, at: list[str] | None = None, sleep: float = 0.0, **_: Any) -> None:
         self.stops = 0
         self.at = tuple(at or ["/s0"])
+        self.sleep = float(sleep)  # seconds a decision: a run slow enough to stop in the middle
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.slow = str(info.get("game_id")).endswith(self.at)
@@ -101,6 +102,10 @@ class ClockedBot:
         if self.slow:
             self.stops += 1
             self.slow = False
+        if self.sleep:
+            import time
+
+            time.sleep(self.sleep)
         return view.legal[0]
 
     def clock_stops(self) -> int:

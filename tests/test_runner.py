@@ -116,6 +116,28 @@ def test_tute_run_says_the_clocked_games_last(tmp_path: Path, capsys: pytest.Cap
     assert code == 0 and "a bot's clock" not in err
 
 
+def test_an_interrupted_run_says_the_clocked_games_as_it_stops(tmp_path: Path) -> None:
+    """Ctrl-C: no table follows, so the warning comes with the stop (and exit 130)."""
+    from league_util import wait_for_games
+
+    path = write_config(tmp_path, deals=40, workers=1, variants=[{"name": "tute-2"}], entrants=[
+        {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"sleep": 0.01}},
+        {"name": "rand", "bot": "random"}])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(Path(__file__).parent),
+                                                                  os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.Popen([sys.executable, "-m", "leagues", "run", str(path), "-q"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
+    try:
+        assert 2 < wait_for_games(tmp_path / "store.sqlite", 2, proc) < 80, "the run ended before the stop"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d0/s0)" in err
+    assert "interrupted" in err.splitlines()[-1]
+
+
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     kw = dict(format="swiss", rounds=3, deals=100, workers=2, variants=[{"name": "tute-2"}, {"name": "tute-3"}],
               entrants=FIVE)
