@@ -194,7 +194,7 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
                 stops = clock_stops([*timed, *timed_again])
                 if stops:  # the bot said why: its clock, not its own counted work, ended some decisions
                     rep.repro_detail += (f" (its clock, not its counted work, ended {stops} of its decisions: "
-                                         f"a larger --time-limit avoids it)")
+                                         f"a larger --time-limit usually avoids it)")
         reports.append(rep)
     label = bot if isinstance(bot, str) else " ".join(bot)
     return ComplianceReport(label, description, reports, seed)
