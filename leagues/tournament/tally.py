@@ -23,7 +23,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-
 from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
 
 from leagues.tournament.config import RatingConfig
