@@ -84,9 +84,11 @@ def test_games_a_bots_clock_decided_are_said_on_screen_and_in_the_log(tmp_path: 
         path = write_config(folder, deals=12, variants=[{"name": "tute-2"}], entrants=[
             {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"at": slow}},
             {"name": "rand", "bot": "random"}])
-        summary = run_tournament(load_config(path), workers=workers, quiet=True)
-        assert sorted(i for _, i in summary.clocked) == ["t/tute-2/r1/t0/d10/s0", "t/tute-2/r1/t0/d2/s0"]
-        text = clocked_warning([summary])
+        cfg = load_config(path)
+        run_tournament(cfg, workers=workers, quiet=True)
+        with Store(cfg.store, readonly=True) as store:
+            assert store.clocked_games(cfg.name) == ["t/tute-2/r1/t0/d2/s0", "t/tute-2/r1/t0/d10/s0"]
+            text = clocked_warning(store, [cfg.name])
         assert text is not None and text.startswith("warning: in 2 games a bot's clock, not its counted work, "
                                                      "ended a decision (first: t/tute-2/r1/t0/d2/s0): they may")
         log = (folder / "store.log").read_text()
@@ -95,25 +97,43 @@ def test_games_a_bots_clock_decided_are_said_on_screen_and_in_the_log(tmp_path: 
     folder = tmp_path / "none"
     folder.mkdir()
     path = write_config(folder, deals=2, variants=[{"name": "tute-2"}], entrants=FIVE[:2])
-    assert clocked_warning([run_tournament(load_config(path), workers=1, quiet=True)]) is None
+    cfg = load_config(path)
+    run_tournament(cfg, workers=1, quiet=True)
+    with Store(cfg.store, readonly=True) as store:
+        assert store.clocked_games(cfg.name) == [] and clocked_warning(store, [cfg.name]) is None
 
 
 def test_tute_run_says_the_clocked_games_last(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """After the table, on stderr, as the last thing the command says; the count is of this run."""
+    """After the table, on stderr, as the last thing the command says. The games are kept in the store
+    with the table they are part of: the finished tournament run again and ``tute leaderboard`` say
+    them too (JSON lists them), and ``--new`` forgets them with the games."""
     from league_util import tute
 
     sys.path.insert(0, str(Path(__file__).parent))
     path = write_config(tmp_path, deals=2, variants=[{"name": "tute-2"}], entrants=[
         {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"at": ["/d1/s0"]}},
         {"name": "rand", "bot": "random"}])
+    warning = ("warning: in 1 game a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d1/s0): "
+               "it may play otherwise with another number of workers or on another machine; a larger move limit "
+               "(time_limit_ms, --time-limit) usually avoids it")
     code, out, err = tute(capsys, "run", str(path), "--quiet")
     assert code == 0 and "rank" in out
-    assert err.strip().splitlines()[-1] == (
-        "warning: in 1 game a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d1/s0): "
-        "it may play otherwise with another number of workers or on another machine; a larger move limit "
-        "(time_limit_ms, --time-limit) usually avoids it")
-    code, out, err = tute(capsys, "run", str(path), "--quiet")  # finished: nothing played, nothing to say
+    assert err.strip().splitlines()[-1] == warning
+    code, out, err = tute(capsys, "run", str(path), "--quiet")  # finished: the same table, the same warning
+    assert code == 0 and "finished earlier" in err and err.strip().splitlines()[-1] == warning
+    store = str(tmp_path / "store.sqlite")
+    code, out, err = tute(capsys, "leaderboard", "--store", store)
+    assert code == 0 and "rank" in out and err.strip().splitlines()[-1] == warning
+    code, out, err = tute(capsys, "leaderboard", "--store", store, "--format", "json")
+    assert code == 0 and json.loads(out)["clocked_games"] == ["t/tute-2/r1/t0/d1/s0"]
+    # started again, with the bot's clock never ending a decision: nothing is left to say
+    write_config(tmp_path, deals=2, variants=[{"name": "tute-2"}], entrants=[
+        {"name": "slow", "bot": "league_bots:ClockedBot", "isolation": "inprocess", "params": {"at": ["/never"]}},
+        {"name": "rand", "bot": "random"}])
+    code, out, err = tute(capsys, "run", str(path), "--quiet", "--new", "--yes")
     assert code == 0 and "a bot's clock" not in err
+    code, out, err = tute(capsys, "leaderboard", "--store", store, "--format", "json")
+    assert code == 0 and json.loads(out)["clocked_games"] == [] and "a bot's clock" not in err
 
 
 def test_an_interrupted_run_says_the_clocked_games_as_it_stops(tmp_path: Path) -> None:
@@ -136,6 +156,10 @@ def test_an_interrupted_run_says_the_clocked_games_as_it_stops(tmp_path: Path) -
     assert proc.returncode == 130, err
     assert "a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d0/s0)" in err
     assert "interrupted" in err.splitlines()[-1]
+    # each game's mark landed with it: every stored first rotation, nothing else, for the resumed run to say
+    with Store(tmp_path / "store.sqlite", readonly=True) as store:
+        firsts = [g.id for g in store.games("t") if g.id.endswith("/s0")]
+        assert firsts and store.clocked_games("t") == firsts
 
 
 def test_sigkill_then_resume_equals_uninterrupted(tmp_path: Path) -> None:

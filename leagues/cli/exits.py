@@ -12,7 +12,6 @@ from typing import Any, Sequence
 import click
 
 from leagues.tournament.forfeits import ForfeitWatch
-from leagues.tournament.runner import RunSummary, clocked_warning
 
 #: the exit status of a run, match, play or season in which an entrant forfeited every deal
 EXIT_ALL_FORFEITED = 3
@@ -54,9 +53,9 @@ def say_forfeits(watch: ForfeitWatch) -> None:
             click.echo(f"  {line}", err=True)
 
 
-def say_clocked(summaries: Sequence[RunSummary]) -> None:
-    """The games a bot's clock decided (``runner.clocked_warning``), last, after the table, on stderr."""
-    text = clocked_warning(summaries)
+def say_clocked(text: str | None) -> None:
+    """The stored games a bot's clock decided (``runner.clocked_warning``, read with the table), last,
+    after the table and the forfeits, on stderr."""
     if text is not None:
         click.echo(text, err=True)
 

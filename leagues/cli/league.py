@@ -23,7 +23,7 @@ from leagues.league.store import LeagueStoreError
 from leagues.tournament.compliance import format_report
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.leaderboard import forfeit_watch
-from leagues.tournament.runner import Interrupted, RunError
+from leagues.tournament.runner import Interrupted, RunError, clocked_warning
 from leagues.tournament.store import Store, StoreError
 
 FORMATS = ("plain", "github", "json", "csv")
@@ -188,10 +188,12 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
         except LeagueStoreError as exc:
             _fail(str(exc))
         watch = _season_forfeits(lg, done.tournaments)
+        with Store(lg.cfg.store) as store:
+            clocked = clocked_warning(store, done.tournaments)
         _print_standings(lg, table, "plain", f"{lg.cfg.name}: standings after season {done.season}",
                          forfeits={name: e.forfeits for name, e in watch.entrants.items()})
         say_forfeits(watch)  # as tute run says them: the summary, then exit 3 if one forfeited every deal
-        say_clocked(summaries)
+        say_clocked(clocked)
         exit_if_all_forfeited(watch, "the season's table", lg.cfg.log)
 
 

@@ -21,7 +21,7 @@ from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked
 from leagues.tournament.config import MAX_TIME_LIMIT_MS, ConfigError, parse_config
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.runner import Interrupted, RunError, run_tournament
+from leagues.tournament.runner import Interrupted, RunError, clocked_warning, run_tournament
 from leagues.tournament.sprt import H0, H1
 from leagues.tournament.store import Store, StoreError
 
@@ -128,10 +128,11 @@ def register(cli: click.Group) -> None:
         with Store(cfg.store) as store:
             monitor = monitor_of_store(cfg, store.games(cfg.name))
             watch = forfeit_watch(store, cfg.name)
+            clocked = clocked_warning(store, [cfg.name])
         for line in summary_lines(cfg, monitor):
             click.echo(line)
         say_forfeits(watch)
-        say_clocked([summary])
+        say_clocked(clocked)
         if cfg.sprt is None:  # with an SPRT, the exit status is its verdict (docs/match.md)
             exit_if_all_forfeited(watch, "the match", cfg.log)
         else:

@@ -17,7 +17,8 @@ from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigErr
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, pick_tournament, render_all,
                                             tournament_status)
-from leagues.tournament.runner import FORFEIT_MISSING, Interrupted, RunError, StartError, run_tournament
+from leagues.tournament.runner import (FORFEIT_MISSING, Interrupted, RunError, StartError, clocked_warning,
+                                      run_tournament)
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.terminal import per_second
 
@@ -36,9 +37,11 @@ def print_tables(store: Store, tournament: str, fmt: str = "plain", variant: str
     tables = all_tables(store, tournament, variant, matrix, recompute)
     text = render_all(tables, fmt, tournament, tournament_status(store, tournament))
     lines = match_summary(store, tournament)
-    if lines and fmt == "json":
+    if fmt == "json":  # the games a bot's clock decided: the warning on stderr, and here for scripts
         data = json.loads(text)
-        data["match"] = lines
+        if lines:
+            data["match"] = lines
+        data["clocked_games"] = store.clocked_games(tournament)
         text = json.dumps(data, indent=2)
     elif lines and fmt != "csv":
         text += "\n\n" + "\n".join(lines)
@@ -141,10 +144,11 @@ def register(cli: click.Group) -> None:
             with Store(cfg.store) as store:
                 print_tables(store, cfg.name, matrix=matrix)
                 watch = forfeit_watch(store, cfg.name)
+                clocked = clocked_warning(store, [cfg.name])
         except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
             _user_error(str(exc))
         say_forfeits(watch)
-        say_clocked([summary])
+        say_clocked(clocked)
         exit_if_all_forfeited(watch, "the table", cfg.log)
 
     @cli.command()
@@ -183,5 +187,7 @@ def register(cli: click.Group) -> None:
                 name = pick_tournament(store, tournament)
                 print_tables(store, name, fmt, variant, matrix, recompute)
                 report_damaged(store)
+                clocked = clocked_warning(store, [name])
         except StoreError as exc:
             _user_error(str(exc))
+        say_clocked(clocked)

@@ -28,7 +28,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Any, Iterable, Iterator, Sequence, TextIO
+from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from multiprocessing_logging import MultiProcessingHandler
 
@@ -45,7 +45,7 @@ from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.terminal import clocked, per_second, plural, redraw
 from leagues.tournament.pairing import History, Round
-from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size, schedule_order,
+from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size,
                                          side_seats, swiss_round, unit_scores)
 from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
 from leagues.tournament.tally import kept
@@ -81,9 +81,6 @@ class RunSummary:
     forfeits: int = 0
     #: this run's forfeits per entrant, warned about on screen as soon as they pass a threshold
     watch: ForfeitWatch = field(default_factory=ForfeitWatch)
-    #: this run's games in which a bot's clock, not its counted work, ended a decision, as (schedule
-    #: order, id): ``clocked_warning``
-    clocked: list[tuple[tuple[int, ...], str]] = field(default_factory=list)
 
     @property
     def rate(self) -> float:
@@ -123,13 +120,14 @@ def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str |
 FORFEIT_MISSING = "--forfeit-missing"
 
 
-def clocked_warning(summaries: Sequence[RunSummary]) -> str | None:
-    """The games of these runs that may not replay the same: a bot's clock, not its counted work, ended
-    a decision (the machine was slower, or busier, than the move limit leaves room for). The table is
-    still a fair one; its promise of the same games with any number of workers is what is lost. The
-    command says it last, after its table; an interrupted run's says it as it stops."""
-    games = sorted(g for s in summaries for g in s.clocked)
-    return clocked(len(games), games[0][1], "game") if games else None
+def clocked_warning(store: Store, tournaments: Sequence[str]) -> str | None:
+    """The stored games of these tournaments that may not replay the same: a bot's clock, not its
+    counted work, ended a decision (the machine was slower, or busier, than the move limit leaves room
+    for). The table is still a fair one; its promise of the same games with any number of workers is
+    what is lost. Kept in the store with the games, so every table of them says it (a resumed run, a
+    finished one run again, ``tute leaderboard``): last, after the table; an interrupted run as it stops."""
+    games = [i for t in tournaments for i in store.clocked_games(t)]
+    return clocked(len(games), games[0], "game") if games else None
 
 
 def say_forfeiting(problems: Sequence[str], stream: TextIO | None, games: str = "its games") -> None:
@@ -295,8 +293,8 @@ class Batch:
     rows: list[tuple[Any, ...]]
     forfeits: int
     seconds: float
-    #: the games in which a bot's clock, not its counted work, ended a decision: (schedule order, id)
-    clocked: tuple[tuple[tuple[int, ...], str], ...] = ()
+    #: the ids of the games in which a bot's clock, not its counted work, ended a decision
+    clocked: tuple[str, ...] = ()
 
 
 def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
@@ -305,7 +303,7 @@ def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
     played = [(s, *worker.play(s)) for s in specs]
     rows = [row for _, row, _ in played]
     forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
-    clocked = tuple((schedule_order(s), s.id) for s, _, stops in played if stops)
+    clocked = tuple(s.id for s, _, stops in played if stops)
     return Batch(rows, forfeits, time.perf_counter() - start, clocked)
 
 
@@ -666,7 +664,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         finally:
             if executor is not None:
                 executor.terminate()
-            text = clocked_warning([summary])
+            text = clocked_warning(store, [cfg.name])
             if text is not None:
                 log.info(text)
                 if not completed:  # else the command says it after its table
@@ -679,14 +677,23 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
     return summary
 
 
+def _store(store: Store, tournament: str, batch: Batch, save: Callable[[Any], None] | None = None) -> None:
+    """A batch's games, which of them a bot's clock decided and the tally (``save``): one transaction."""
+    def then(db: Any) -> None:
+        if save is not None:
+            save(db)
+        store.add_clocked(tournament, batch.clocked)
+
+    store.add_games(batch.rows, then=then)
+
+
 def _play_all(specs: Iterable[GameSpec], store: Store, executor: Any, progress: Progress,
               summary: RunSummary, mark: Watermark, count: int | None = None) -> None:
     for batch in executor.run(specs, count):
         mark.land(batch.rows)
-        store.add_games(batch.rows, then=mark.save)
+        _store(store, summary.tournament, batch, mark.save)
         summary.played += len(batch.rows)
         summary.forfeits += batch.forfeits
-        summary.clocked.extend(batch.clocked)
         for row in batch.rows:
             for warning in summary.watch.add(row):
                 log.warning(warning)
@@ -761,10 +768,9 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
     if not monitor.all_decided:
         for batch in executor.run(monitor.todo(stored)):
             mark.land(batch.rows)  # folded by ``settle``: a match's schedule is not known ahead
-            store.add_games(batch.rows)
+            _store(store, cfg.name, batch)
             summary.played += len(batch.rows)
             summary.forfeits += batch.forfeits
-            summary.clocked.extend(batch.clocked)
             for row in batch.rows:
                 monitor.add(row[0], GameResult.from_json(json.loads(row[ROW_RESULT])), json.loads(row[8]))
                 for warning in summary.watch.add(row):

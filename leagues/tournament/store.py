@@ -110,6 +110,12 @@ CREATE TABLE IF NOT EXISTS plans (
     tournament TEXT PRIMARY KEY REFERENCES tournaments(name) ON DELETE CASCADE,
     planned INTEGER NOT NULL    -- games the schedule holds (Swiss: every round), for "9 of 336"
 );
+-- the games in which a bot's clock, not its counted work, ended a decision (``Batch.clocked``): they
+-- may play otherwise on a rerun, which every table of the tournament says (``clocked_games``)
+CREATE TABLE IF NOT EXISTS clocked (
+    id TEXT PRIMARY KEY,        -- a game's id
+    tournament TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS byes (
     tournament TEXT NOT NULL REFERENCES tournaments(name) ON DELETE CASCADE,
     variant TEXT NOT NULL,
@@ -286,7 +292,7 @@ class Store:
 
     def delete_tournament(self, name: str) -> None:
         with self._tx():
-            for table in ("games", "byes", "entrants", "plans", *TALLY_TABLES):
+            for table in ("games", "byes", "entrants", "plans", "clocked", *TALLY_TABLES):
                 self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
 
@@ -356,6 +362,21 @@ class Store:
         before = self.db.total_changes
         self.db.executemany(_INSERT_GAME, rows)
         return self.db.total_changes - before
+
+    def add_clocked(self, tournament: str, ids: Iterable[str]) -> None:
+        """Mark games a bot's clock decided, inside the transaction storing them (``add_games``'s
+        ``then``), so a game and its mark land together."""
+        self.db.executemany("INSERT OR IGNORE INTO clocked (id, tournament) VALUES (?, ?)",
+                            [(i, tournament) for i in ids])
+
+    def clocked_games(self, tournament: str) -> list[str]:
+        """The ids of ``tournament``'s games a bot's clock decided, in schedule order (none in a store
+        from before they were kept)."""
+        if "clocked" not in table_names(self.db):
+            return []
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM games WHERE tournament = ? AND id IN (SELECT id FROM clocked WHERE tournament = ?) "
+            f"ORDER BY {ORDER_COLUMNS}", (tournament, tournament))]
 
     def add_byes(self, tournament: str, variant: str, round_no: int, names: Sequence[str]) -> None:
         with self._tx():
