@@ -71,6 +71,11 @@ def test_pairs_accept_one_bot_per_side_and_options() -> None:
     (("play", "tute-2", "random", "random", "-o", "hand_size=many"), "hand_size"),
     (("play", "tute-2", "random", "random", "-o", "colour=red"), "unknown rule option"),
     (("play", "tute-2", "random", "random", "--games", "zero"), "zero"),
+    # a command with an unbalanced quote, wherever a bot is named
+    (("play", "tute-2", "random", "python3 'x"), "bot command \"python3 'x\": No closing quotation"),
+    (("bots", "check", "python3 'x"), "bot command \"python3 'x\": No closing quotation"),
+    (("match", "random", "python3 'x", "--variant", "tute-2"), "bot command \"python3 'x\": No closing quotation"),
+    (("match", "random", "greedy", "-v", "tute-3", "--field", "python3 'x"), "--field: bot command"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], words: str) -> None:
     out = tute(*args)

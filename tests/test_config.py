@@ -59,6 +59,8 @@ BAD = [
     (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "random", "isolation": "jail"}]),
      "entrants[1].isolation: must be one of"),
     (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": ["/nonexistent/bot"]}]), "entrants[1].bot: "),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "python3 'x"}]),
+     "entrants[1].bot: bot command \"python3 'x\": No closing quotation"),
     (dict(name="a/b"), "name: 'a/b' must be non-empty"),
 ]
 

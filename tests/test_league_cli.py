@@ -64,7 +64,8 @@ def test_refusals_are_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.
     for missing, needle in [("nosuchbot", "unknown bot 'nosuchbot'"), ("nomod:Bot", "No module named 'nomod'"),
                             ("bots.greedy:Nope", "has no attribute 'Nope'"),
                             (f"{sys.executable} {tmp_path / 'gone.py'}", "gone.py: no such file"),
-                            ("./not-here", "not an executable file")]:
+                            ("./not-here", "not an executable file"),
+                            ("python3 'x", "No closing quotation")]:
         code, _, err = tute(capsys, "league", "submit", "new", missing, *lg)
         one_line_error(code, err, needle)
 

@@ -53,7 +53,10 @@ def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None,
     relative program path is taken from ``cwd`` (the folder it will run in), when given."""
     params = dict(params or {})
     if is_command(bot):
-        argv = tuple(shlex.split(bot)) if isinstance(bot, str) else tuple(str(a) for a in bot)
+        try:
+            argv = tuple(shlex.split(bot)) if isinstance(bot, str) else tuple(str(a) for a in bot)
+        except ValueError as exc:  # an unbalanced quote: the user's typo, said as such
+            raise BotLoadError(f"bot command {bot!r}: {exc}") from None
         if not argv:
             raise BotLoadError("empty bot command")
         argv = (os.path.expanduser(argv[0]),) + argv[1:]

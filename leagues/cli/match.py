@@ -41,7 +41,14 @@ def _params(text: str | None, option: str) -> dict[str, Any]:
 
 def _bot(spec: str) -> str | list[str]:
     """A bot on the command line as a config names it: a command as its argument list."""
-    return shlex.split(spec) if is_command(spec) else spec
+    if not is_command(spec):
+        return spec
+    try:
+        return shlex.split(spec)
+    except ValueError as exc:  # an unbalanced quote
+        from leagues.cli.main import UserError
+
+        raise UserError(f"bot command {spec!r}: {exc}") from None
 
 
 def register(cli: click.Group) -> None:
