@@ -133,6 +133,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         seat = state.current
         try:
             action = choosers[seat](view_of(state, seat))
+            if type(action) is not str and isinstance(action, str):
+                # a str subclass may compare equal to anything: the referee judges the plain text
+                action = str.__str__(action)
         except BotFailure as f:
             state.forfeit(seat, f.reason, f.detail)
             break

@@ -157,6 +157,21 @@ def test_in_process_mutation_changes_nothing() -> None:
         replay(rec)
 
 
+def test_a_str_that_equals_everything_is_judged_by_its_text() -> None:
+    """In process, nothing serialises the answer: a str subclass equal to every action once passed the
+    referee's ``in legal`` and played a card its seat did not hold. Judged as plain text, it is illegal."""
+    v = get_variant("tute-2")
+    for g in range(4):
+        seat = g % 2
+        players = [make_player("random"), make_player("random")]
+        players[seat] = InProcessHost(HostileBot(mode="sneaky_str", after=2), "sneaky")
+        rec = play_game(v, shuffled_deck(v, g), g % 2, players)
+        assert rec.result.forfeit is not None and rec.result.forfeit.seat == seat, rec.result
+        assert rec.result.forfeit.reason == "illegal"
+        assert all(type(a) is str for _, a in rec.actions)
+        replay(rec)
+
+
 def test_view_mutation_leaves_state_alone() -> None:
     v = get_variant("tute-2")
     state = GameState.new(v, shuffled_deck(v, 3), 0)

@@ -12,6 +12,19 @@ from typing import Any
 from arena.cards import NAMES, BIT
 
 
+class _Sneaky(str):
+    """A str equal to anything, hashed as a legal action would be: fools ``in`` and dict lookups."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return hash("play 1o")
+
+
 class HostileBot:
     def __init__(self, mode: str = "raise", after: int = 0, sleep_s: float = 2.0, once: bool = False) -> None:
         self.mode = mode
@@ -38,6 +51,8 @@ class HostileBot:
             return "play " + next(NAMES[c] for c in range(40) if not view.hand & BIT[c])
         if m == "wrong_type":
             return 42
+        if m == "sneaky_str":  # a card it does not hold, as a str that claims to equal every action
+            return _Sneaky("play " + next(NAMES[c] for c in range(40) if not view.hand & BIT[c]))
         if m == "unserializable":
             return object()
         if m == "junk_stdout":
