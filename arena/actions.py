@@ -1,4 +1,4 @@
-"""Actions are plain strings in the notation of RULES.md: ``play 1o``, ``sing c``, ``tute 12``,
+"""Actions are plain strings in the notation of docs/rules.md: ``play 1o``, ``sing c``, ``tute 12``,
 ``exchange 7o``, ``pass``. Strings cost nothing to send over the protocol, compare and hash fast, and
 read like the game; the referee maps each one to a small int code once, through a table.
 The auction (subastado) adds ``bid 75`` and ``trump o``.

@@ -17,7 +17,7 @@ FACES = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 FACE_NAMES_ES = {1: "as", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 10: "sota", 11: "caballo", 12: "rey"}
 FACE_NAMES_EN = {1: "ace", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 10: "jack", 11: "knight", 12: "king"}
 
-#: Trick-taking order inside a suit, high to low (RULES.md "The deck").
+#: Trick-taking order inside a suit, high to low (docs/rules.md "The deck").
 ORDER_HIGH_TO_LOW = (1, 3, 12, 11, 10, 7, 6, 5, 4, 2)
 _FACE_POINTS = {1: 11, 3: 10, 12: 4, 11: 3, 10: 2}
 

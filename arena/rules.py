@@ -42,8 +42,9 @@ TRUMP_MASK: tuple[int, ...] = SUIT_MASK + (0,)
 BEATS: tuple[tuple[int, ...], ...] = tuple(
     tuple(HIGHER[c] | (TRUMP_MASK[t] if SUIT[c] != t else 0) for c in range(NUM_CARDS))
     for t in range(5))
-#: faces the 7 of trumps may take from the face-up card, and those the 2 may take (RULES "Exchange"),
-#: by ``exchange_rule``: by face (S0), the 7 takes any (S2), the 2 takes any (S2, regional)
+#: faces the 7 of trumps may take from the face-up card, and those the 2 may take (docs/rules.md
+#: "Declarations: exchange, cantes, Tute"), by ``exchange_rule``: by face (S0), the 7 takes any (S2), the
+#: 2 takes any (S2, regional)
 SEVEN_TAKES = frozenset((1, 3, 12, 11, 10))
 TWO_TAKES = frozenset((7, 6, 5, 4))
 ANY_FACE = frozenset((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
@@ -109,7 +110,7 @@ def playable(mode: int, hand: int, led: int, best_led: int, top: int, trump: int
              r: "Rules") -> int:
     """The cards a follower may play (``hand`` when it leads: call only with a trick on the table).
 
-    ``STRICT`` (RULES "Playing a trick"), in order: hold the led suit: play it, beating ``best_led`` if
+    ``STRICT`` (docs/rules.md "Playing a trick"), in order: hold the led suit: play it, beating ``best_led`` if
     you can (not required after a trump fell on a non-trump lead, unless ``must_beat_led_after_trumped``);
     void: trump, over-trumping ``top`` if you can (holding only lower trumps: any card, unless
     ``undertrump_required``); neither: any card. ``FOLLOW`` (cabrón): follow suit only. ``TRUMP_LEAD``
@@ -179,7 +180,8 @@ def void_suits(lacked: int) -> int:
 # ------------------------------------------------------------------------------------------- declarations
 def exchanges(r: "Rules", hand: int, trump: int, face_up: int, done_seven: bool, done_two: bool) -> tuple[int, ...]:
     """The cards ``hand`` may give for the face-up trump card: the 7 of trumps for a 1, 3, 12, 11 or 10,
-    the 2 for a 7, 6, 5 or 4, each once per deal (RULES "Exchange")."""
+    the 2 for a 7, 6, 5 or 4, each once per deal (docs/rules.md "Declarations: exchange, cantes, Tute",
+    and "Which card exchanges")."""
     if face_up == NO_CARD or not hand & r.exchange_bits[trump]:
         return ()
     face = FACE[face_up]
@@ -248,7 +250,7 @@ def draw(hands: list[int], stock: Sequence[int], pos: int, face_up: int, winner:
 # ------------------------------------------------------------------------------------------- scoring
 def points_ranks(r: "Rules", side_points: Sequence[int], last_side: int) -> list[int]:
     """Most points ranks first; a tie goes to the side that took the last trick, and a tie that side is
-    not in is a shared place (RULES "The end of a deal"). With ``tie = draw`` (S2) every tie is shared."""
+    not in is a shared place (docs/rules.md "The end of a deal"). With ``tie = draw`` (S2) every tie is shared."""
     if r.tie_draw:
         return competition_ranks(list(side_points))
     return competition_ranks([(p, t == last_side) for t, p in enumerate(side_points)])

@@ -3,7 +3,7 @@
 Nothing else in the project knows the rules. A bot is asked only through a ``PlayerView`` built here;
 hosts, matches and tournaments only call ``legal_actions``, ``apply``, ``forfeit`` and ``result``.
 
-Terms (RULES.md): a *baza* is a trick; *arrastre* a trump lead; *montar* beating the highest card of the
+Terms (docs/rules.md): a *baza* is a trick; *arrastre* a trump lead; *montar* beating the highest card of the
 led suit; *fallar* trumping when void; *pisar* over-trumping; a *cante* (acuse) declaring the 12 and 11
 of a suit; *Tute* holding all four 12s or 11s; *renuncio* breaking a rule, which loses the deal; the
 *baceta* the face-down draw pile of the two-player game. The later variants: *subastado* (an auction
@@ -278,7 +278,7 @@ class GameState:
                           self.win_seat == r.partner[self.current], r)
 
     def declarations(self, seat: int) -> tuple[str, ...]:
-        """What ``seat`` may declare now: exchanges, one cante, a Tute (RULES.md "Declarations")."""
+        """What ``seat`` may declare now: exchanges, one cante, a Tute (docs/rules.md "Declarations")."""
         if seat != self.window_seat and not (self.phase == DECLARE and seat == self.current):
             return ()
         hand = self.hands[seat]

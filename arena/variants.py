@@ -1,6 +1,6 @@
 """Rule sets: one frozen ``Variant`` per way of playing, presets by name, overrides from TOML.
 
-Every rule on which the sources disagree is a field here (RULES.md names them), so a tournament can
+Every rule on which the sources disagree is a field here (docs/rules.md names them), so a tournament can
 play any local custom by configuration and a game record carries the exact rules it was played under.
 """
 

@@ -1,6 +1,6 @@
 """Property tests over thousands of random legal games per variant.
 
-The duties of play are recomputed here by an independent checker written from RULES.md with card
+The duties of play are recomputed here by an independent checker written from docs/rules.md with card
 lists and face orders (not the referee's bitmask tables), and compared both ways with the referee's
 legal plays at every decision.
 """
@@ -52,7 +52,7 @@ def trick_winner(trick: list[tuple[int, int]], trump: int) -> int:
 
 def expected_plays(v: Variant, hand: list[int], trick: list[tuple[int, int]], trump: int, strict: bool,
                    seat: int) -> set[int]:
-    """RULES.md "Playing a trick", from scratch."""
+    """docs/rules.md "Playing a trick", from scratch."""
     if not trick:
         return set(hand)
     led = SUIT[trick[0][1]]

@@ -1,5 +1,5 @@
 """Property tests for subastado, cabrón and cabrero: random legal games checked against an independent
-reading of RULES.md (the auction, the seat order with a dealer sitting out, trump as named or as made by
+reading of docs/rules.md (the auction, the seat order with a dealer sitting out, trump as named or as made by
 pair tricks, follow-only play, the losers, the bid score), replays, and views that leak nothing.
 
 The strict duties themselves reuse ``expected_plays`` of ``test_properties`` (written from the rules, not
@@ -31,7 +31,7 @@ COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow], deran
 
 def expected_losers(v: Variant, points: list[int], tricks: list[int], singers: set[int],
                     active: list[int], total: int) -> tuple[set[int], str]:
-    """RULES.md "Cabrón and cabrero" with the choices of docs/rules.md, from scratch."""
+    """docs/rules.md "Cabrón", "Cabrero" and "Deals with losers", from scratch."""
     for s in active:
         if tricks[s] == total:
             if v.capote_after_cante_loses and s in singers:

@@ -1,5 +1,5 @@
-"""Scenario tests: RULES.md "Cabrón and cabrero", one or more per rule line, and the choices of
-docs/rules.md "Cabrón and cabrero" (losers, letters, a dealer sitting out)."""
+"""Scenario tests: docs/rules.md "Cabrón", "Cabrero" and "Deals with losers", one or more per rule
+line (losers, letters, a dealer sitting out)."""
 
 from __future__ import annotations
 

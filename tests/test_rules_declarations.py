@@ -1,4 +1,4 @@
-"""Scenario tests: RULES.md "Declarations: exchange, cantes, Tute" and "The end of a deal"."""
+"""Scenario tests: docs/rules.md "Declarations: exchange, cantes, Tute" and "The end of a deal"."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The rules kernel (``arena.rules``) against independent statements of the same rules.
 
 Every part that plays (referee, knowledge, playouts, search, greedy, timeline) calls these functions, so
-they are checked here directly: the trick winner against the plain wording of RULES.md, the duties'
+they are checked here directly: the trick winner against the plain wording of docs/rules.md, the duties'
 inverse (``lacks``) against the duties themselves (``playable``) over random hands, the seat order
 against the dealer who sits out.
 """
@@ -18,7 +18,7 @@ from arena.cards import BIT, HIGHER, NO_SUIT, STRENGTH, SUIT, SUIT_MASK, cards_o
 
 
 def winner_by_the_book(cards: list[int], trump: int) -> int:
-    """RULES.md: the highest trump wins the trick; with no trump, the highest card of the led suit."""
+    """docs/rules.md: the highest trump wins the trick; with no trump, the highest card of the led suit."""
     trumps = [i for i, c in enumerate(cards) if SUIT[c] == trump]
     pool = trumps or [i for i, c in enumerate(cards) if SUIT[c] == SUIT[cards[0]]]
     return max(pool, key=lambda i: STRENGTH[cards[i]])

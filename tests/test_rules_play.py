@@ -1,4 +1,4 @@
-"""Scenario tests: one hand-built position per rule of RULES.md "The deck", "Seats, dealing, trump" and
+"""Scenario tests: one hand-built position per rule of docs/rules.md "The deck", "Seats, dealing, trump" and
 "Playing a trick"."""
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""Scenario tests: RULES.md "Auction (subastado)", one or more per rule line, and the choices of
-docs/rules.md "Subastado"."""
+"""Scenario tests: docs/rules.md "Subastado", one or more per rule line."""
 
 from __future__ import annotations
 
