@@ -203,3 +203,14 @@ def test_the_league_toml_init_writes_holds_the_defaults_exactly() -> None:
     bare = parse_league('name = "club"\n[[variants]]\nname = "tute-2"\n', base=Path("/x"))
     assert replace(written, text="") == replace(bare, text="")  # all but the file's own text
     assert written.rating.version_sigma == 25 / 6
+
+
+def test_init_draws_a_seed_no_bot_could_guess(tmp_path: Path) -> None:
+    """The seed is the key to every deal: a bot that knows it rebuilds the decks (the deck seed is a
+    hash of it and of what the game id says), and one that can guess it can try every candidate
+    against the hand it holds. ``tute league init`` draws it from 2**63, a new one each league."""
+    from leagues.league.config import load_league
+    from leagues.league.league import init_league
+
+    seeds = [load_league(init_league(tmp_path / f"l{i}", "club")).seed for i in range(3)]
+    assert len(set(seeds)) == 3 and all(2 ** 32 < s < 2 ** 63 for s in seeds)

@@ -202,12 +202,13 @@ def _rating(c: Checker, data: dict[str, Any]) -> LeagueRating:
     return r
 
 
-def template(name: str) -> str:
+def template(name: str, seed: int = 0) -> str:
     """The league.toml ``tute league init`` writes: the keys a league usually sets, at their defaults,
-    commented (the rest, such as ``rounds`` or the rating's ``mu``, keep their defaults unwritten)."""
+    commented (the rest, such as ``rounds`` or the rating's ``mu``, keep their defaults unwritten), and
+    the ``seed`` it is given (``init`` draws a random one: the key to every deal, docs/leagues.md)."""
     return f'''# A tute-arena league: every key is described in docs/leagues.md.
 name = "{name}"
-seed = 0
+seed = {seed}  # the key to every deal: a bot that knew it could rebuild the decks, so keep it private
 format = "round-robin"      # or "swiss" (then set rounds)
 deals = 50                  # deck orders per pairing, each played once per seat rotation (a season of 3
                             # bots in tute-2: 300 games; a few seconds with the built-in bots)

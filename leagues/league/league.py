@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import secrets
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -59,6 +60,10 @@ def _check_name(name: str) -> None:
                           f"(it is part of game ids)")
 
 
+#: ``tute league init``'s seeds: drawn from 2**63, far past what a bot could try against the hand it holds
+SEED_RANGE = 2 ** 63
+
+
 def init_league(folder: str | os.PathLike[str], name: str | None = None) -> Path:
     """Write ``folder/league.toml`` and create its store; refuse a folder that already has a league."""
     target = Path(folder)
@@ -67,7 +72,8 @@ def init_league(folder: str | os.PathLike[str], name: str | None = None) -> Path
         raise LeagueError(f"{path}: exists already (a folder holds one league)")
     league_name = name or target.resolve().name.replace(" ", "-")
     try:
-        cfg = parse_league(template(league_name), source=str(path), base=target.resolve())
+        text = template(league_name, secrets.randbelow(SEED_RANGE))
+        cfg = parse_league(text, source=str(path), base=target.resolve())
     except ConfigError as exc:
         raise LeagueError(f"{exc} (give --name)") from None
     if cfg.store.exists():
