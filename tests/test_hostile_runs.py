@@ -122,6 +122,20 @@ def test_sys_exit_in_process_is_a_crash_forfeit_of_run(evil: Path) -> None:
     assert "Traceback" not in out.stderr and "SystemExit(7)" in out.stderr
 
 
+def test_a_worker_killed_by_a_bot_names_the_game_it_was_playing(evil: Path) -> None:
+    """A bot that ends its worker process (``os._exit`` in process; a command could kill its parent)
+    stops the run: the one-line error and the log say which game, and who sat at it."""
+    path = write_config(evil, deals=2, workers=1, entrants=[
+        {"name": "g", "bot": "greedy"}, {"name": "x", "bot": "evil:OsExit", "isolation": "inprocess"}])
+    out = tute("run", str(path), "-q", cwd=evil, timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "tute: error: a worker process died while playing t/tute-2/r1/t0/d0/s0 (seats g, x)"), out.stderr
+    assert "run again to resume" in lines[0]
+    assert "died while playing t/tute-2/r1/t0/d0/s0 (seats g, x)" in (evil / "store.log").read_text()
+
+
 def test_sys_exit_in_process_fails_bots_check(evil: Path) -> None:
     out = tute("bots", "check", "evil:SysExit", "--isolation", "inprocess", "-n", "4", "-v", "tute-2", cwd=evil)
     assert out.returncode == 1, out.stderr

@@ -14,6 +14,7 @@ the same rounds after a crash.
 
 from __future__ import annotations
 
+import collections
 import gc
 import itertools
 import json
@@ -297,25 +298,29 @@ class Batch:
     clocked: tuple[str, ...] = ()
 
 
-def play_batch(worker: Worker, specs: Sequence[GameSpec]) -> Batch:
-    """``specs`` played by ``worker``: the answer of a local worker process and of a Dask worker alike."""
+def play_batch(worker: Worker, specs: Sequence[GameSpec], playing: Any = None) -> Batch:
+    """``specs`` played by ``worker``: the answer of a local worker process and of a Dask worker alike.
+    ``playing`` (a shared int) is set to the index of the game being played: if a bot kills the process,
+    the parent can still say which game it was."""
     start = time.perf_counter()
-    played = [(s, *worker.play(s)) for s in specs]
+    played = []
+    for i, s in enumerate(specs):
+        if playing is not None:
+            playing.value = i
+        played.append((s, *worker.play(s)))
+    if playing is not None:
+        playing.value = -1  # between batches: no game of this worker's is in flight
     rows = [row for _, row, _ in played]
     forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
     clocked = tuple(s.id for s, _, stops in played if stops)
     return Batch(rows, forfeits, time.perf_counter() - start, clocked)
 
 
-def _play_batch(specs: Sequence[GameSpec]) -> Batch:
-    assert _WORKER is not None
-    return play_batch(_WORKER, specs)
-
-
-def _worker_main(conn: Connection, *init: Any) -> None:
+def _worker_main(conn: Connection, playing: Any, *init: Any) -> None:
     """A worker process: batches of specs in, ``Batch`` answers out, until ``None`` or the parent is
     gone. A failure of the runner itself (not a bot's: those are forfeits) is sent back as text."""
     _init_worker(*init)
+    assert _WORKER is not None
     while True:
         try:
             specs = conn.recv()
@@ -324,7 +329,7 @@ def _worker_main(conn: Connection, *init: Any) -> None:
         if specs is None:
             return
         try:
-            answer: Batch | str = _play_batch(specs)
+            answer: Batch | str = play_batch(_WORKER, specs, playing)
         except BaseException:  # noqa: BLE001 - reported to the parent, which stops the run
             answer = traceback.format_exc()
         conn.send(answer)
@@ -362,9 +367,13 @@ class Executor:
         self.stopped = False
         self.procs: list[Any] = []
         self.conns: list[Connection] = []
+        #: per worker: the batches sent and not yet answered, and which game of the first it is playing
+        self.pending: list[collections.deque[list[GameSpec]]] = [collections.deque() for _ in range(self.workers)]
+        self.playing = [ctx.RawValue("i", -1) for _ in range(self.workers)]
         for i in range(self.workers):
             mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(theirs, *init), name=f"TuteWorker-{i + 1}", daemon=True)
+            proc = ctx.Process(target=_worker_main, args=(theirs, self.playing[i], *init), name=f"TuteWorker-{i + 1}",
+                               daemon=True)
             proc.start()
             theirs.close()
             self.procs.append(proc)
@@ -390,6 +399,7 @@ class Executor:
                     more = False
                     return
                 self.conns[w].send(batch_specs)
+                self.pending[w].append(batch_specs)
                 queued[w] += 1
                 sent += len(batch_specs)
 
@@ -404,14 +414,24 @@ class Executor:
                 try:
                     answer = self.conns[w].recv()
                 except (EOFError, OSError):
-                    raise RunError("a worker process died (killed, or a bot playing in-process crashed it); "
-                                   "the finished games are stored: run again to resume") from None
+                    text = f"a worker process died{self.in_flight(w)} (a bot killed it, or crashed it playing in-process)"
+                    log.error("%s", text)
+                    raise RunError(f"{text}; the finished games are stored: run again to resume") from None
                 if isinstance(answer, str):
                     raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
+                self.pending[w].popleft()
                 queued[w] -= 1
                 feed(w)
                 self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
                 yield answer
+
+    def in_flight(self, w: int) -> str:
+        """`` while playing ID (seats A, B)``: the game worker ``w`` was playing, as far as it said."""
+        i = self.playing[w].value
+        if not self.pending[w] or not 0 <= i < len(self.pending[w][0]):
+            return ""
+        spec = self.pending[w][0][i]
+        return f" while playing {spec.id} (seats {', '.join(spec.seats)})"
 
     def close(self) -> None:
         """Let the workers finish: each closes its players and flushes its log on the way out."""
