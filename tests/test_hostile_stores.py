@@ -317,3 +317,57 @@ def test_run_on_a_damaged_store_is_one_line(played: Path, tmp_path: Path, case: 
     assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
     assert lines[0].startswith("t: finished earlier") and len(lines) == 2, out.stderr
     assert lines[1].startswith("tute: error: ") and "store.sqlite" in lines[1] and needle in lines[1]
+
+
+def test_a_reader_never_reads_past_another_process_lock(played: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store another process holds locked is said to be so. Readers once fell back to an immutable
+    read, which ignores the lock and the write-ahead log, and reported a store short of its latest
+    games, exit 0, as if it were whole."""
+    from leagues.tournament import database
+    from leagues.tournament.store import Store, StoreError
+
+    path = tmp_path / "locked.sqlite"
+    shutil.copy(played / "store.sqlite", path)
+    monkeypatch.setattr(database, "READ_TIMEOUT", 0.2)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+        holder.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(StoreError, match="locked.sqlite: the store is locked by another process"):
+            Store(path, readonly=True)
+    finally:
+        holder.close()
+    with Store(path, readonly=True) as store:  # the lock gone, it reads
+        assert store.count_games("t") == 6
+
+
+def test_read_only_media_never_hides_a_write_ahead_log(played: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the store cannot be opened but as it lies (read-only media: ``mode=ro`` cannot make the
+    WAL's shared memory), commits still in its ``-wal`` would be invisible: refused, saying why. With
+    no such commits, the file is read as it lies."""
+    from leagues.tournament import database
+    from leagues.tournament.store import Store, StoreError
+
+    opened = database._open
+
+    def read_only_media(uri: str) -> sqlite3.Connection:
+        if uri.endswith("?mode=ro"):
+            raise sqlite3.OperationalError("attempt to write a readonly database")
+        return opened(uri)
+
+    path = tmp_path / "media.sqlite"
+    shutil.copy(played / "store.sqlite", path)
+    monkeypatch.setattr(database, "_open", read_only_media)
+    writer = Store(path)  # holds the WAL open: the commit below stays in media.sqlite-wal
+    try:
+        writer.db.execute("PRAGMA wal_autocheckpoint=0")
+        writer.db.execute("UPDATE games SET finished = finished + 1")
+        assert Path(str(path) + "-wal").stat().st_size > 0
+        with pytest.raises(StoreError, match="write-ahead log media.sqlite-wal holds commits"):
+            Store(path, readonly=True)
+    finally:
+        writer.close()  # the last connection checkpoints the log into the file and removes it
+    with Store(path, readonly=True) as store:
+        assert store.count_games("t") == 6

@@ -62,19 +62,40 @@ def _refuse_foreign(db: sqlite3.Connection, path: Path, schema: str, error: type
                     f"give a new file or a store tute wrote")
 
 
+#: how long a reader waits for a writer's lock (seconds) before it says the store is busy
+READ_TIMEOUT = 30.0
+
+
+def _open(uri: str) -> sqlite3.Connection:
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=READ_TIMEOUT)
+    db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    return db
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in str(exc)
+
+
 def _connect_readonly(path: Path, error: type[Exception], what: str) -> sqlite3.Connection:
     """``mode=ro`` first; where even that needs to write (a WAL store on read-only media, whose shared
-    memory file cannot be made), ``immutable=1``: the file is read as it lies."""
+    memory file cannot be made), ``immutable=1``: the file is read as it lies. Never in place of a
+    lock another process holds, nor over a write-ahead log with commits in it: immutable reads ignore
+    both, and a reader would report a store short of games it holds as if it were whole."""
     uri = "file:" + quote(str(path.resolve()))
-    last: Exception | None = None
-    for flags in ("?mode=ro", "?immutable=1"):
-        try:
-            db = sqlite3.connect(uri + flags, uri=True, isolation_level=None, timeout=30)
-            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            return db
-        except sqlite3.Error as exc:
-            last = exc
-    raise error(f"{path}: cannot open the {what}: {last}")
+    try:
+        return _open(uri + "?mode=ro")
+    except sqlite3.Error as exc:
+        if _busy(exc):
+            raise error(f"{path}: the {what} is locked by another process ({exc}); try again when it is done") from None
+        first = exc
+    wal = Path(str(path) + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise error(f"{path}: cannot open the {what}: {first}; its write-ahead log {wal.name} holds commits "
+                    f"that cannot be read here (read-only media?): open it once where it can be written")
+    try:
+        return _open(uri + "?immutable=1")
+    except sqlite3.Error as exc:
+        raise error(f"{path}: cannot open the {what}: {exc}") from None
 
 
 class Transaction:
