@@ -271,6 +271,10 @@ DAMAGE = {
     "plans.planned": ("UPDATE plans SET planned = 'garbage'", "plans row"),
     "pair_tallies.mean": ("UPDATE pair_tallies SET mean = 'garbage'", "pair_tallies row"),
     "no tallies table": ("DROP TABLE tallies", "no such table: tallies"),
+    # text that is not UTF-8 fails in SQLite's own fetch, past every check of the rows' contents
+    "config not UTF-8": ("UPDATE tournaments SET config_json = CAST(X'7BFF7D' AS TEXT)", "Could not decode to UTF-8"),
+    "result not UTF-8": ("UPDATE games SET result = CAST(X'7BFF7D' AS TEXT) WHERE deal = 1", "Could not decode to UTF-8"),
+    "seats not UTF-8": ("UPDATE games SET seats = CAST(X'5BFF5D' AS TEXT) WHERE deal = 1", "Could not decode to UTF-8"),
 }
 #: which readers meet each damage (the others never read that table)
 READERS = {
@@ -282,6 +286,9 @@ READERS = {
     "plans.planned": ["leaderboard", "verify", "export"],
     "pair_tallies.mean": ["verify"],
     "no tallies table": ["leaderboard", "verify"],
+    "config not UTF-8": ["leaderboard", "games", "verify", "export"],
+    "result not UTF-8": ["games", "verify", "export"],
+    "seats not UTF-8": ["games", "verify", "export"],
 }
 
 

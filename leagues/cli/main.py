@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interr
 from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS
+from leagues.tournament.database import OPENED
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 from leagues.tournament.terminal import clocked, per_second
@@ -388,6 +390,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except click.ClickException as exc:
         click.echo(f"tute: error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)
+    except sqlite3.DatabaseError as exc:
+        # met in a query, past every check made on opening: a damaged page, text that is not UTF-8
+        where = f"{OPENED[-1]}: " if OPENED else ""
+        click.echo(f"tute: error: {where}cannot read the store: {exc} (a damaged file? tute verify reads every game)",
+                   err=True)
+        sys.exit(2)
     except (BrokenPipeError, ReaderGone):
         # the reader stopped reading (tute export | head): end quietly with status 0, and keep the
         # interpreter's own flush of stdout at exit from failing again on the closed pipe

@@ -25,6 +25,7 @@ from leagues.records.wording import result_of
 from leagues.tournament.leaderboard import kept_tables_agree, pick_tournament, stored_setup
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.tally import kept
+from leagues.tournament.terminal import plural
 
 
 P = ParamSpec("P")
@@ -94,10 +95,24 @@ def store_path_of(store_path: str | None, must_exist: bool = True) -> Path:
     return path
 
 
-def report_damaged(store: Store) -> None:
-    """Name every stored game whose row could not be read (and was left out), one line each."""
+#: the exit status of a reader that printed what it could but left out stored games it could not read
+#: (as ``tute verify``'s 1 for a wrong record): a script must not take a short table or file for a whole one
+EXIT_DAMAGED = 1
+
+
+def report_damaged(store: Store) -> int:
+    """Name every stored game whose row could not be read (and was left out), one line each; how many."""
     for gid, why in sorted(store.damaged.items()):
         click.echo(f"warning: game {gid}: its stored row cannot be read and is left out ({why})", err=True)
+    return len(store.damaged)
+
+
+def exit_if_damaged(count: int) -> None:
+    """After a reader's output: the games it left out (``report_damaged``) said in its exit status."""
+    if count:
+        click.echo(f"tute: error: {plural(count, 'stored game')} could not be read and "
+                   f"{'were' if count != 1 else 'was'} left out (named above)", err=True)
+        sys.exit(EXIT_DAMAGED)
 
 
 def store_errors(command: Callable[P, None]) -> Callable[P, None]:
@@ -196,7 +211,7 @@ def register(cli: click.Group) -> None:
             rows = store.games(tournament, variant=variant, entrant=entrant, forfeits=forfeits, limit=limit)
             total = store.count_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits) \
                 if limit and len(rows) == limit else len(rows)
-            report_damaged(store)
+            damaged = report_damaged(store)
             teams: dict[str, dict[str, list[tuple[int, ...]]]] = {}
             table = []
             for g in rows:
@@ -208,6 +223,7 @@ def register(cli: click.Group) -> None:
         click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "result"]))
         if limit and total > limit:
             click.echo(f"({limit} of {total} games; --limit 0 for all)")
+        exit_if_damaged(damaged)
 
     @cli.command()
     @click.argument("game_id", required=False)
@@ -299,7 +315,8 @@ def register(cli: click.Group) -> None:
                 raise  # the reader closed the pipe (tute export | head): not an error of the file
             except OSError as exc:
                 fail(f"{out}: {exc.strerror or exc}")
-            report_damaged(store)
+            damaged = report_damaged(store)
+        exit_if_damaged(damaged)
 
     @cli.command(name="import")
     @click.argument("file", type=click.Path(dir_okay=False))

@@ -11,7 +11,7 @@ from typing import NoReturn
 import click
 
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
-from leagues.cli.records import report_damaged
+from leagues.cli.records import exit_if_damaged, report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
                                        max_workers, parse_config)
 from leagues.tournament.matches import monitor_of_store, summary_lines
@@ -186,8 +186,9 @@ def register(cli: click.Group) -> None:
             with Store(path, readonly=True) as store:
                 name = pick_tournament(store, tournament)
                 print_tables(store, name, fmt, variant, matrix, recompute)
-                report_damaged(store)
+                damaged = report_damaged(store)
                 clocked = clocked_warning(store, [name])
         except StoreError as exc:
             _user_error(str(exc))
         say_clocked(clocked)
+        exit_if_damaged(damaged)

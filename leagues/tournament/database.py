@@ -13,10 +13,16 @@ from pathlib import Path
 from urllib.parse import quote
 
 
+#: the file opened last (a list of one): a database error met later in a query (a page of the file
+#: damaged, text that is not UTF-8) is said by the command line naming the file (``leagues.cli.main``)
+OPENED: list[Path] = []
+
+
 def connect(path: Path, schema: str, error: type[Exception], what: str, *, readonly: bool = False) -> sqlite3.Connection:
     """Open (or create) the store file at ``path`` in autocommit mode and make sure ``schema`` exists;
     a failure raises ``error`` naming the file and ``what`` it was meant to be. ``readonly``: a reader's
     connection, which never writes (no schema, no pragma that writes) and works on read-only media."""
+    OPENED[:] = [path]
     if readonly:
         return _connect_readonly(path, error, what)
     try:
