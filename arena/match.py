@@ -10,6 +10,7 @@ import hashlib
 import random
 from typing import Any, Protocol, Sequence
 
+from .actions import CODE
 from .cards import deck as deck_cards
 from .record import GameRecord
 from .state import OVER, GameState, IllegalAction
@@ -145,7 +146,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         try:
             apply(action)
         except IllegalAction as exc:
-            reason = "illegal" if isinstance(action, str) else "protocol"
+            # an action of the notation that the rules forbid here is a renuncio; anything else (not text,
+            # or text that is no action at all) is a broken protocol
+            reason = "illegal" if isinstance(action, str) and action in CODE else "protocol"
             state.forfeit(seat, reason, f"answered {action!r}: {exc}")
             break
     record = GameRecord.from_state(state, game_id=game_id, seed=seed, seats=names)

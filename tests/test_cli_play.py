@@ -71,6 +71,8 @@ def test_pairs_accept_one_bot_per_side_and_options() -> None:
     (("play", "tute-2", "random", "random", "-o", "hand_size=many"), "hand_size"),
     (("play", "tute-2", "random", "random", "-o", "colour=red"), "unknown rule option"),
     (("play", "tute-2", "random", "random", "--games", "zero"), "zero"),
+    # which bot did not start, of the several given
+    (("play", "tute-2", "random", f"{sys.executable} -c pass"), f"a bot did not start: {sys.executable} -c pass (seat 1)"),
     # a command with an unbalanced quote, wherever a bot is named
     (("play", "tute-2", "random", "python3 'x"), "bot command \"python3 'x\": No closing quotation"),
     (("bots", "check", "python3 'x"), "bot command \"python3 'x\": No closing quotation"),

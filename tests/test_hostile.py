@@ -11,10 +11,12 @@ import logging
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from arena import get_variant, play_game, replay, shuffled_deck
+from arena.cards import BIT, NAMES
 from arena.hosting import InProcessHost, SubprocessHost, make_player
 from arena.state import GameState
 
@@ -202,3 +204,21 @@ def test_stderr_flood_is_capped(caplog: pytest.LogCaptureFixture) -> None:
     logged = sum(len(r.getMessage()) for r in caplog.records if "stderr: x" in r.getMessage())
     assert 0 < logged <= 20_000
     assert any("dropped" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("answer, reason", [("play 99z", "protocol"), ("PLAY 1O", "protocol"), (" play 1o", "protocol"),
+                                            ("play 1o\u200b", "protocol"), ("dance", "protocol"), ("bid 75", "illegal"),
+                                            ("sing x", "protocol"), ("unheld", "illegal")])
+def test_text_that_is_no_action_is_a_protocol_forfeit(answer: str, reason: str) -> None:
+    """docs/protocol.md: ``illegal`` is an action of the notation the rules forbid there (a renuncio),
+    ``protocol`` an answer that is no action at all, however near one it looks."""
+    v = get_variant("tute-2")
+
+    class Fixed:
+        def choose(self, view: Any) -> str:
+            if answer != "unheld":
+                return answer
+            return "play " + next(NAMES[c] for c in range(40) if not view.hand & BIT[c])
+
+    rec = play_game(v, shuffled_deck(v, 5), 1, [InProcessHost(Fixed(), "fixed"), make_player("random")])
+    assert rec.result.forfeit is not None and rec.result.forfeit.seat == 0 and rec.result.forfeit.reason == reason

@@ -498,7 +498,7 @@ class SubprocessHost:
                 buf = self._buf
                 continue
             if len(buf) > 1 << 20:
-                self._fail("protocol", f"a line of more than 1 MiB without a newline: {buf[:100]!r}...")
+                self._fail("protocol", f"a line longer than 1 MiB (the protocol's limit): {buf[:100]!r}...")
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:

@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection, wait
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterator, Sequence
 
-from arena import GameRecord, Variant, derive_seed, play_game, shuffled_deck
+from arena import BotFailure, GameRecord, Variant, derive_seed, play_game, shuffled_deck
 from arena.hosting import clock_stops, make_player
 from arena.hosting.subprocess import die_with_parent
 from arena.match import Player
@@ -127,12 +127,15 @@ class Lineup:
         """Players started and ready (a bot that cannot start raises here, before any deal)."""
         out: list[Player] = []
         try:
-            for spec, params in zip(self.specs, self.params):
+            for seat, (spec, params) in enumerate(zip(self.specs, self.params)):
                 p = make_player(spec, params or None, isolation=self.isolation, time_limit_ms=self.time_limit_ms)
                 out.append(p)
                 start = getattr(p, "start", None)
                 if start is not None:
-                    start()
+                    try:
+                        start()
+                    except BotFailure as f:  # which of the bots: the user gave several
+                        raise BotFailure(f.reason, f"{spec} (seat {seat}): {f.detail}") from None
         except BaseException:
             close_all(out)
             raise
