@@ -126,7 +126,7 @@ def test_play_accepts_all_three_kinds() -> None:
     example = f"{sys.executable} examples/random_bot.py"
     res = _tute("play", "tute-2", "greedy", example, "-n", "30")
     assert res.returncode == 0, res.stderr
-    assert "examples/random_bot.py" in res.stdout and "30 games" in res.stdout
+    assert "examples/random_bot.py" in res.stdout and "30 deals" in res.stdout
     res = _tute("play", "tute-3", "bots.greedy:GreedyBot", "random", example, "-n", "10")
     assert res.returncode == 0, res.stderr
     res = _tute("play", "tute-2", "random", f"{sys.executable} {HOSTILE} illegal", "-n", "4")

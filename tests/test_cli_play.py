@@ -32,7 +32,7 @@ def test_play_writes_records_in_the_design_format_and_they_replay(tmp_path: Path
     path = tmp_path / "games.jsonl"
     out = tute("play", "tute-2", "random", "random", "--games", "30", "--seed", "4", "--records", str(path))
     assert out.returncode == 0, out.stderr
-    assert "games/s" in out.stdout and "points/deal" in out.stdout
+    assert "30 deals in" in out.stdout and "deals/s" in out.stdout and "points/deal" in out.stdout
     lines = path.read_text().splitlines()
     assert len(lines) == 30
     dealers = []

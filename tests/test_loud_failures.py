@@ -167,7 +167,7 @@ def test_play_lists_forfeits_by_reason_and_keeps_the_bots_stderr(tmp_path: Path)
     """)
     out = tute("play", "tute-2", "random", f"python3 {bot}", "-n", "6", "--records", "games.jsonl", cwd=tmp_path)
     assert out.returncode == 3, out.stderr  # it forfeited every deal: said, as tute run says it
-    assert "forfeits of seat 1" in out.stdout and "illegal" in out.stdout and "play 99z" in out.stdout
+    assert "forfeits of seat 1" in out.stdout and "protocol" in out.stdout and "play 99z" in out.stdout
     log = (tmp_path / "games.log").read_text()
     assert "thinking hard" in log
 

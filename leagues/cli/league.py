@@ -21,10 +21,12 @@ from leagues.league.league import ComplianceRefused, League, LeagueError, init_l
 from leagues.league.rating import HistoryRow, Standing, history, standings
 from leagues.league.store import LeagueStoreError
 from leagues.tournament.compliance import format_report
+from leagues.tournament.config import WORKERS_PER_CPU, max_workers
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.runner import Interrupted, RunError, clocked_warning
 from leagues.tournament.store import Store, StoreError
+from leagues.tournament.terminal import plural
 
 FORMATS = ("plain", "github", "json", "csv")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -123,8 +125,9 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
     v = done.version
     checked = "" if done.report is None else \
         f"; passed the compliance run ({sum(r.deals for r in done.report.variants)} deals)"
-    click.echo(f"{name}: {done.what}, version {v.version} ({v.bot_text}, owner {v.owner}, "
-               f"{len(v.files)} files, sha256 {v.plugin_hash[:12]}){checked}")
+    what = f"new version {v.version}" if done.what == "new version" else f"{done.what}, version {v.version}"
+    click.echo(f"{name}: {what} ({v.bot_text}, owner {v.owner}, "
+               f"{plural(len(v.files), 'file')}, sha256 {v.plugin_hash[:12]}){checked}")
 
 
 @league.command()
@@ -147,8 +150,9 @@ def withdraw(name: str, league_path: str) -> None:
 
 @league.command()
 @_league_option
-@click.option("--workers", "-j", type=click.IntRange(1), default=None,
-              help="Worker processes (default: league.toml's workers, else one per CPU).")
+@click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=None,
+              help=f"Worker processes (default: league.toml's workers, else one per CPU; at most "
+                   f"{WORKERS_PER_CPU} per CPU).")
 @click.option("--cluster", default=None, metavar="ADDRESS",
               help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")

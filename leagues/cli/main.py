@@ -26,11 +26,11 @@ from arena.hosting import BotLoadError
 from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interrupt_once
 from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
-from leagues.tournament.config import MAX_TIME_LIMIT_MS
+from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, max_workers
 from leagues.tournament.database import OPENED
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
-from leagues.tournament.terminal import clocked, per_second
+from leagues.tournament.terminal import clocked, per_second, plural
 
 
 class UserError(click.ClickException):
@@ -142,8 +142,8 @@ def _seat_players(variant_name: str, players: int, pairs: bool, specs: Sequence[
 @click.option("--match", "match_text", metavar="RULE",
               help="Play GAMES matches instead of deals: first_to:K, points:T, letters[:L] or deals:N "
                    "(docs/rules.md, \"Matches\"); 'default' is the variant's usual match.")
-@click.option("--workers", "-j", default=1, show_default=True, type=click.IntRange(1, 256),
-              help="Processes playing deals at once (the same records as one).")
+@click.option("--workers", "-j", default=1, show_default=True, type=click.IntRange(1, max_workers()),
+              help=f"Processes playing deals at once (the same records as one; at most {WORKERS_PER_CPU} per CPU).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False),
               help="The bots' stderr and warnings (default: beside --records, else ./tute-play.log).")
 def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: str | None,
@@ -307,11 +307,13 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
                 rule: MatchRule | None, records: str | None, log_file: Path) -> None:
     """One row per side (a pairs side is its two seats), columns named by what they count."""
     played = tally.matches if rule else tally.deals
-    done = f"{played} of {games}" if tally.interrupted or tally.failure else f"{played}"
+    cut = tally.interrupted or tally.failure
+    unit = "match" if rule else "deal"
+    done = f"{played} of {plural(games, unit)}" if cut else plural(played, unit)
     if rule is None:
-        click.echo(f"{variant}: {done} deals, seed {seed}")
+        click.echo(f"{variant}: {done}, seed {seed}")
     else:
-        click.echo(f"{variant}: {done} matches ({rule.text}), {tally.deals} deals, seed {seed}")
+        click.echo(f"{variant}: {done} ({rule.text}), {plural(tally.deals, 'deal')}, seed {seed}")
     losers = v.scoring == "losers"
     rows = []
     for team in v.teams:
@@ -345,7 +347,8 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
                 gid, detail = st.first[st.reasons.most_common(1)[0][0]]
                 click.echo(f"forfeits of seat {s} ({names[s]}): {reasons}; first, {gid}: {first_line(detail)}")
     rate = tally.deals / tally.seconds if tally.seconds > 0 else float("inf")
-    click.echo(f"{tally.deals} games in {tally.seconds:.2f} s: {per_second(rate)} games/s, {tally.decisions} decisions")
+    click.echo(f"{plural(tally.deals, 'deal')} in {tally.seconds:.2f} s: {per_second(rate)} deals/s, "
+               f"{plural(tally.decisions, 'decision')}")
     if records:
         click.echo(f"records: {records}")
     if tally.clocked:

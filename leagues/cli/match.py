@@ -18,7 +18,7 @@ import click
 
 from arena.hosting import is_command
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
-from leagues.tournament.config import MAX_TIME_LIMIT_MS, ConfigError, parse_config
+from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers, parse_config
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import Interrupted, RunError, clocked_warning, run_tournament
@@ -65,7 +65,8 @@ def register(cli: click.Group) -> None:
     @click.option("--max-blocks", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
                   help="Blocks per variant at most (the match ends there if the SPRT has not decided).")
     @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed of the deck orders.")
-    @click.option("--workers", "-j", type=click.IntRange(1, 256), default=None, help="Worker processes.")
+    @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=None,
+                  help=f"Worker processes (at most {WORKERS_PER_CPU} per CPU).")
     @click.option("--time-limit", "time_limit_ms", default=1000, show_default=True,
                   type=click.IntRange(1, MAX_TIME_LIMIT_MS),
                   help="Per-move limit in ms (a bot isolated in a subprocess that exceeds it forfeits; search "

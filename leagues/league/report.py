@@ -29,6 +29,7 @@ from arena import GameRecord
 from leagues.league.config import LeagueConfig
 from leagues.league.league import League
 from leagues.league.rating import HistoryRow, Standing, history, rating_view, standings
+from leagues.tournament.terminal import plural
 from leagues.league.store import LeagueStore, RatingRow, Season, Version
 from leagues.records.replay_html import replay_page
 from leagues.records.wording import result_of
@@ -514,7 +515,7 @@ def _intro(cfg: LeagueConfig, seasons: Sequence[Season], current: Sequence[Stand
     """The league's name and how to read the tables."""
     k = cfg.rating.k
     return (f"<h1>{_e(cfg.name)}</h1>"
-            f'<p class="muted">{len(seasons)} seasons, {len(current)} entrants'
+            f'<p class="muted">{plural(len(seasons), "season")}, {plural(len(current), "entrant")}'
             + (f', {len(gone)} withdrawn (<a href="#withdrawn">listed apart</a>)' if gone else "")
             + f'; generated {datetime.now().strftime("%Y-%m-%d %H:%M")}. Rating = mu − {k:g} σ (the table ranks by '
               f"it); mu ± 2σ is the 95% interval of the skill; change since the previous season; form = place in "
@@ -563,6 +564,6 @@ def _season(db: LeagueStore, cfg: LeagueConfig, season: Season, pages: Sequence[
                     for g, rel in pages)
     when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")
     return (f'<h3 id="season-{season.season}">Season {season.season} '
-            f'<span class="muted">({when}, {len(season.tournaments)} division(s); games and W-D-L of this '
+            f'<span class="muted">({when}, {plural(len(season.tournaments), "division")}; games and W-D-L of this '
             f'season)</span></h3>{_standings_table(table, divisions, gone)}'
             + (f"<details><summary>replays ({len(pages)})</summary><ul>{links}</ul></details>" if links else ""))

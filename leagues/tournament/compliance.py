@@ -208,11 +208,16 @@ def format_report(report: ComplianceReport, require_reproducible: bool = False) 
     for v in report.variants:
         rows.append([v.variant, v.deals, v.decisions, f"{v.wins}/{v.draws}/{v.losses}",
                      v.failures.get("illegal", 0), v.failures.get("timeout", 0), v.failures.get("crash", 0),
-                     v.failures.get("protocol", 0), f"{v.mean_ms:.3f}", f"{v.max_ms:.1f}",
+                     v.failures.get("protocol", 0), f"{v.mean_ms:.3f}", f"{v.max_ms:.3f}",
                      {True: "yes", False: "NO", None: "-"}[v.reproducible]])
-    lines = [f"bot: {report.bot} - {report.description}", f"seed: {report.seed}, against random", ""]
+    # the description often starts with the bot's name already (``greedy (in-process, ...)``): said once
+    desc = report.description
+    named = desc if desc.startswith(report.bot) else f"{report.bot} - {desc}" if desc else report.bot
+    lines = [f"bot: {named}", f"seed: {report.seed}, against random", ""]
     lines += tabulate(rows, headers=["variant", "deals", "decisions", "W/D/L", "illegal", "timeout", "crash",
-                                     "protocol", "mean ms", "max ms", "reproducible"]).splitlines()
+                                     "protocol", "mean ms", "max ms", "reproducible"],
+                      disable_numparse=True,  # as written: 0.000, not 0
+                      colalign=("left", *["right"] * 9, "left")).splitlines()
     for v in report.variants:
         for ex in v.examples:
             lines.append(f"  {v.variant}: {ex}")
