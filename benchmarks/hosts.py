@@ -93,7 +93,7 @@ def bare_pipe(n: int = 20000) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])  # the first paragraph, whole
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--variant", default="tute-2")
     ap.add_argument("--repeat", type=int, default=3, help="runs per row; the fastest is reported")
