@@ -190,3 +190,17 @@ def test_store_tables_are_the_leagues(tmp_path: Path) -> None:
     write_league(tmp_path)
     with LeagueStore(tmp_path / "league.sqlite") as db:
         assert db.league_name() == "club" and db.seasons() == [] and db.entrants() == []
+
+
+def test_a_league_before_its_first_season(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its store holds the league's tables but no game yet: the report is the empty league, and the
+    game readers say that (they said the league's own store was not tute's)."""
+    lg = tmp_path / "club"
+    code, _, err = tute(capsys, "league", "init", str(lg))
+    assert code == 0, err
+    code, out, err = tute(capsys, "league", "report", "-l", str(lg), "--out", str(tmp_path / "r"))
+    assert code == 0 and "Traceback" not in err, err
+    assert "0 seasons, 0 entrants" in (tmp_path / "r" / "index.html").read_text()
+    for reader in (["games"], ["leaderboard"], ["export"], ["verify"]):
+        code, _, err = tute(capsys, *reader, "--store", str(lg / "league.sqlite"))
+        one_line_error(code, err, "no games stored yet (a league's store before its first season)")

@@ -495,10 +495,13 @@ def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
     body += _variant_tables(db, cfg, current, max((s.season for s in seasons), default=0))
     body += [_withdrawn_section(gone), _chart_section(db, cfg, len(seasons), current + gone, gone_names),
              "<h2>Entrants</h2>", _entrants(db, current + gone)]
-    with Store(cfg.store, readonly=True) as store:
-        rows, teams = _read_games(lg, store, seasons)
-        games = Games(rows, teams, cfg.store.name, local_paths(cfg, db.versions()))
-        pages = {season.season: _replays(store, season, games, replays, folder) for season in seasons}
+    local = local_paths(cfg, db.versions())
+    games = Games([], {}, cfg.store.name, local)
+    pages: dict[int, list[tuple[GameRow, str]]] = {}
+    if seasons:  # before the first season a league's store holds no game, nor the tables for them
+        with Store(cfg.store, readonly=True) as store:
+            games = Games(*_read_games(lg, store, seasons), cfg.store.name, local)
+            pages = {season.season: _replays(store, season, games, replays, folder) for season in seasons}
     written = {g.id: rel for ps in pages.values() for g, rel in ps}
     names = [s.entrant for s in current]
     pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()

@@ -234,7 +234,11 @@ class Store:
     def _require_tables(self) -> None:
         """A reader's store must hold tute's tables: an empty file or someone else's SQLite file would
         otherwise fail at the first query as ``no such table``, a traceback instead of a message."""
-        missing = {"tournaments", "entrants", "games"} - table_names(self.db)
+        tables = table_names(self.db)
+        missing = {"tournaments", "entrants", "games"} - tables
+        if missing and "league" in tables:
+            self.db.close()
+            raise StoreError(f"{self.path}: no games stored yet (a league's store before its first season)")
         if missing:
             self.db.close()
             raise StoreError(f"{self.path}: not a tute-arena store (no tournaments stored; missing tables: "
