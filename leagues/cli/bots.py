@@ -106,8 +106,8 @@ def check(bot: str, deals: int, variants: tuple[str, ...], seed: int, params: st
           time_limit_ms: int, memory_mb: int, require_reproducible: bool) -> None:
     """Compliance run: BOT against random in every variant; exit 1 if it fails.
 
-    BOT is an entry point name, module:Class, or a command (a string with a space, or starting with
-    ./ or /). Reported per variant: illegal moves, timeouts, crashes, protocol errors, mean and max move
+    BOT is an entry point name, module:Class, or a command (a string holding whitespace, or starting
+    with ./, ../, / or ~). Reported per variant: illegal moves, timeouts, crashes, protocol errors, mean and max move
     time, and whether a fixed seed reproduces its games (a fresh instance replays the first deals).
 
     \b

@@ -96,8 +96,8 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
            update: bool) -> None:
     """Enter BOT into the league as NAME, after it passes the compliance run of `tute bots check`.
 
-    BOT is an installed entry point, module:Class, or a command (quoted; a string with a space, or
-    starting with ./ or /). The league records the owner, the bot, its parameters and a hash of its
+    BOT is an installed entry point, module:Class, or a command (quoted; a string holding whitespace,
+    or starting with ./, ../, / or ~). The league records the owner, the bot, its parameters and a hash of its
     files; submitting NAME again with --update after changing the bot makes a new version.
 
     \b

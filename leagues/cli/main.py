@@ -152,8 +152,8 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     """Play GAMES deals of VARIANT between BOTS (the dealer rotates) and print a summary.
 
     Each of BOTS is an entry point name (see `tute bots list`), module:Class, or an external command
-    speaking the JSON-lines protocol (docs/protocol.md): quote it; a string containing a space or
-    starting with ./ or / is a command. For a pairs variant two bots make the two sides. Forfeits are
+    speaking the JSON-lines protocol (docs/protocol.md): quote it; a string holding whitespace or
+    starting with ./, ../, / or ~ is a command. For a pairs variant two bots make the two sides. Forfeits are
     listed by reason with the first detail; Ctrl-C (or SIGTERM) stops and prints the summary of the
     games finished (exit 130). Exit 3 when a bot forfeited every deal (as tute run), 2 on bad input or
     when a worker process died.
