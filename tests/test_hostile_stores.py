@@ -378,3 +378,23 @@ def test_read_only_media_never_hides_a_write_ahead_log(played: Path, tmp_path: P
         writer.close()  # the last connection checkpoints the log into the file and removes it
     with Store(path, readonly=True) as store:
         assert store.count_games("t") == 6
+
+
+def test_readers_say_a_wrong_name_a_full_output_and_a_huge_id_in_one_short_line(played: Path, matches: Path) -> None:
+    """``games -t`` of a tournament not stored is an error as in every reader (it printed an empty
+    table, exit 0); a full standard output is named as such (it said ``None``); an id of 100,000
+    characters is clipped in the message; ``d01`` and other scripts' digits are no deal number."""
+    store = str(played / "store.sqlite")
+    one_line_error(tute(played, "games", "--store", store, "-t", "nope"), "no tournament 'nope' (stored: t)")
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-m", "leagues", "export", "--store", store], cwd=played,
+                             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.strip() == "tute: error: standard output: No space left on device"
+    out = tute(played, "replay", "x" * 100_000, "--store", store)
+    one_line_error(out, "no game 'xxx")
+    assert len(out.stderr) < 300
+    folder = matches.parent  # the fixture gives its export; the store is beside it
+    match_store = str(folder / "store.sqlite")
+    assert tute(folder, "replay", "t/tute-2/r1/t0/d0/s0/d1", "--store", match_store).returncode == 0
+    for deal in ("d01", "d\u0661"):
+        one_line_error(tute(folder, "replay", f"t/tute-2/r1/t0/d0/s0/{deal}", "--store", match_store), "no game")

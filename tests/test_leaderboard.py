@@ -71,6 +71,11 @@ def test_formats(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["leaderboard", "--store", store, "--format", "csv", "--variant", "tute-2"])
     rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
     assert len(rows) == 4 and {r[0] for r in rows[1:]} == {"tute-2"}
+    # --matrix in csv: each table's matrix after an empty row (it was dropped without a word)
+    main(["leaderboard", "--store", store, "--format", "csv", "--variant", "tute-2", "--matrix"])
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[4] == [] and rows[5][:2] == ["variant", "vs"] and len(rows) == 6 + 3
+    assert all(r[0] == "tute-2" and "±" in "".join(r) for r in rows[6:])
     main(["leaderboard", "--store", store, "--format", "github", "--matrix"])
     out = capsys.readouterr().out
     assert "| rank" in out and "±" in out and "variant tute-4-pairs" in out
@@ -116,3 +121,15 @@ def test_errors(played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0]
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def test_github_tables_keep_names_text() -> None:
+    """Markdown renders HTML and splits cells at '|': a name is escaped there, as in the html format."""
+    from leagues.tournament.leaderboard import Standing, render
+
+    row = Standing(rank=1, entrant="<em>a|b", rating=1.0, mu=25.0, sigma=8.0, games=2, wins=1, draws=0, losses=1,
+                   points_per_deal=60.0, forfeits=0)
+    out = render([row], "github", title="<b>t|x")
+    assert "<em>" not in out and "<b>" not in out and "&lt;em&gt;a\\|b" in out and "&lt;b&gt;t\\|x" in out
+    body = out.splitlines()[-1]
+    assert body.count("|") - body.count("\\|") == 12  # the row's eleven cells, none split

@@ -208,6 +208,8 @@ def register(cli: click.Group) -> None:
           tute games --forfeits
         """
         with open_store(store_path) as store:
+            if tournament is not None:
+                pick_tournament(store, tournament)  # a name not stored is an error, as every reader says it
             rows = store.games(tournament, variant=variant, entrant=entrant, forfeits=forfeits, limit=limit)
             total = store.count_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits) \
                 if limit and len(rows) == limit else len(rows)
@@ -314,7 +316,7 @@ def register(cli: click.Group) -> None:
             except BrokenPipeError:
                 raise  # the reader closed the pipe (tute export | head): not an error of the file
             except OSError as exc:
-                fail(f"{out}: {exc.strerror or exc}")
+                fail(f"{out or 'standard output'}: {exc.strerror or exc}")
             damaged = report_damaged(store)
         exit_if_damaged(damaged)
 

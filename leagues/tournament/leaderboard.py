@@ -14,7 +14,7 @@ import html
 import io
 import json
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from tabulate import tabulate
 
@@ -176,19 +176,28 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
             w.writerows(rows)
         return buf.getvalue().rstrip("\n")
     tablefmt = {"plain": "simple", "github": "github", "html": "html"}[fmt]
+    # Markdown renders HTML and splits cells at '|': a name is text there too (html escapes its own)
+    md: Callable[[Any], Any] = _markdown if fmt == "github" else (lambda x: x)
     parts = []
     if title and fmt != "html":
-        parts.append(title)
+        parts.append(md(title))
     elif title:
         parts.append(f"<h2>{html.escape(title)}</h2>")
-    parts.append(tabulate([_cells(s) for s in table], headers=HEADERS, tablefmt=tablefmt, disable_numparse=True))
+    parts.append(tabulate([[md(c) for c in _cells(s)] for s in table], headers=HEADERS, tablefmt=tablefmt,
+                          disable_numparse=True))
     if h2h is not None:
         head, rows = matrix_rows(table, h2h)
         parts.append("")
         parts.append("head to head (row's score against column, mean ± 95% interval over duplicate blocks):"
                      if fmt != "html" else "<p>head to head: row's score against column, mean ± 95% interval</p>")
-        parts.append(tabulate(rows, headers=head, tablefmt=tablefmt, disable_numparse=True))
+        parts.append(tabulate([[md(c) for c in r] for r in rows], headers=[md(h) for h in head], tablefmt=tablefmt,
+                              disable_numparse=True))
     return "\n".join(parts)
+
+
+def _markdown(value: Any) -> Any:
+    """A cell or title as Markdown text: its HTML escaped, its '|' no cell border."""
+    return html.escape(value, quote=False).replace("|", "\\|") if isinstance(value, str) else value
 
 
 # ---------------------------------------------------------------------------------------- all tables
@@ -240,6 +249,12 @@ def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[
             for x in table:
                 w.writerow([label or "*", x.rank, x.entrant, f"{x.rating:.4f}", f"{x.mu:.4f}", f"{x.sigma:.4f}",
                             x.games, x.wins, x.draws, x.losses, f"{x.points_per_deal:.3f}", x.forfeits, status.text])
+        for label, _, table, h2h in tables:  # --matrix: each table's after an empty row, as ``render`` writes it
+            if h2h is not None:
+                head, rows = matrix_rows(table, h2h)
+                w.writerow([])
+                w.writerow(["variant", *head])
+                w.writerows([label or "*", *r] for r in rows)
         return buf.getvalue().rstrip("\n")
     parts = []
     for i, (label, title, table, h2h) in enumerate(tables):

@@ -28,6 +28,7 @@ from arena import GameRecord, GameResult
 from arena.matchplay import MatchRecord, is_match_json
 from arena.jsontext import quote
 
+from leagues.tournament.checks import clip
 from leagues.tournament.database import Transaction, connect, table_names
 from leagues.tournament.packing import pack, unpack
 from leagues.tournament.schedule import GameSpec, block_of, schedule_order
@@ -482,12 +483,13 @@ class Store:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             base, sep, index = game_id.rpartition("/d")
-            if sep and index.isdigit() and self.is_match(base):
+            # a deal's number as the ids write it: d0, d12 (not d01, nor other scripts' digits)
+            if sep and index.isascii() and index.isdigit() and str(int(index)) == index and self.is_match(base):
                 deals = self.match(base).deals
                 if int(index) < len(deals):
                     return deals[int(index)]
                 raise StoreError(f"{self.path}: the match {base!r} has {len(deals)} deals (d0 to d{len(deals) - 1})")
-            raise StoreError(f"{self.path}: no game {game_id!r}")
+            raise StoreError(f"{self.path}: no game {clip(game_id)}")
         data = self._json(_text(game_id, row[0], self.path), f"game {game_id!r}: record")
         if is_match_json(data):
             n = len(data.get("deals", []))
@@ -518,7 +520,7 @@ class Store:
     def record_json(self, game_id: str) -> str:
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
-            raise StoreError(f"{self.path}: no game {game_id!r}")
+            raise StoreError(f"{self.path}: no game {clip(game_id)}")
         return _text(game_id, row[0], self.path)
 
     def game_records(self, tournament: str) -> Iterator[tuple[GameRow | None, str, str]]:
