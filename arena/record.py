@@ -58,6 +58,9 @@ class GameRecord:
     format: str = FORMAT
     #: fields this version does not know, kept so that reading and writing a record loses nothing
     extra: dict[str, Any] = field(default_factory=dict)
+    #: the ``result`` object as read (``from_json``), which ``result`` does not keep whole (``winner`` is
+    #: derived from the ranks): ``replay`` judges it all, since a store keeps and exports it as it is
+    result_json: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_state(cls, state: GameState, *, game_id: str = "", seed: int | None = None,
@@ -123,8 +126,8 @@ class GameRecord:
         if not isinstance(data, dict):
             raise ValueError("a game record is a JSON object")
         fmt = data.get("format")
-        if not isinstance(fmt, str) or not fmt.startswith("tute-arena/"):
-            raise ValueError(f"format: expected 'tute-arena/1', got {fmt!r}")
+        if fmt != FORMAT:  # a later version extends this one under the same name: another name is not one
+            raise ValueError(f"format: expected {FORMAT!r}, got {str(fmt)[:60]!r}")
         check_record(data)  # every field's type and range, and their fit to the record's rules
         try:
             return cls(
@@ -135,7 +138,7 @@ class GameRecord:
                 trump_card=None if data["trump_card"] is None else str(data["trump_card"]),
                 actions=[(int(s), str(a)) for s, a in data["actions"]],
                 result=GameResult.from_json(data["result"]), format=fmt,
-                extra={k: v for k, v in data.items() if k not in _FIELDS})
+                extra={k: v for k, v in data.items() if k not in _FIELDS}, result_json=data["result"])
         except KeyError as exc:
             raise ValueError(f"missing field {exc.args[0]!r}") from None
         except (TypeError, ValueError, AttributeError) as exc:
@@ -248,7 +251,38 @@ def replay(record: GameRecord) -> GameState:
                           f"(seat {state.current} is on move)", len(record.actions))
     got = state.result_
     assert got is not None
-    if got.to_json() != record.result.to_json():
+    said = got.to_json()
+    if said != record.result.to_json():
         raise ReplayError(f"record {record.id!r}: result differs: recorded {record.result.to_json()}, "
-                          f"referee says {got.to_json()}", len(record.actions))
+                          f"referee says {said}", len(record.actions))
+    why = result_disagreement(record.result_json, said) if record.result_json is not None else None
+    if why:
+        raise ReplayError(f"record {record.id!r}: {why}", len(record.actions))
     return state
+
+
+#: the fields of a result the format knows (``GameResult.to_json`` writes those that apply)
+RESULT_FIELDS = ("points", "ranks", "winner", "tute", "forfeit", "reason", "score", "contract", "losers", "sit_out",
+                 "match")
+
+
+def result_disagreement(recorded: dict[str, Any], said: dict[str, Any]) -> str | None:
+    """Where a record's ``result`` as written (``recorded``) differs from the result the referee gives
+    (``said``, a ``GameResult.to_json``), or None. ``GameResult`` reads only what it needs (``winner``
+    follows from the ranks, a false ``tute`` is none), but a store keeps the record as written and
+    exports it so: every field the format knows must be what the referee says, or absent where the
+    referee gives none. Fields the format does not know are a later version's and are kept."""
+    for key in RESULT_FIELDS:
+        if key in said:
+            if key not in recorded:
+                return f"result.{key}: missing (the referee says {_short(said[key])})"
+            if json.dumps(recorded[key], sort_keys=True) != json.dumps(said[key], sort_keys=True):  # 1 is not true
+                return f"result.{key}: recorded {_short(recorded[key])}, the referee says {_short(said[key])}"
+        elif key in recorded:
+            return f"result.{key}: recorded {_short(recorded[key])}, the referee gives none"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."

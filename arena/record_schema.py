@@ -64,6 +64,27 @@ def _cards(value: Any, field: str) -> list[str]:
     raise _fail(field, f"{bad[:20]!r} is not a card")
 
 
+def check_rules(data: dict[str, Any]) -> Variant:
+    """A record's ``variant`` and ``options`` (a deal's or a match's): a known preset's name and options
+    it accepts; return the rules they make. A name that is no preset would still build a Variant, and
+    a reader (the tables, a replay page) would take it for one."""
+    name = data.get("variant")
+    if not isinstance(name, str) or name not in VARIANTS:
+        raise _fail("variant", "not a known variant", name)
+    if not isinstance(data.get("options"), dict):
+        raise _fail("options", "expected an object", data.get("options"))
+    try:
+        return Variant.from_options(name, data["options"])
+    except (VariantError, TypeError, ValueError) as exc:
+        raise _fail("options", str(exc)) from None
+
+
+def check_seed(seed: Any) -> None:
+    """A record's ``seed`` (a deal's or a match's): null or an integer the store's columns hold."""
+    if seed is not None and not (_int(seed) and 0 <= seed < SEED_LIMIT):
+        raise _fail("seed", "expected null or an integer in [0, 2^63)", seed)
+
+
 def check_record(data: Any) -> Variant:
     """Check a parsed record (a dict from JSON) against the format; return its rules."""
     if not isinstance(data, dict):
@@ -73,18 +94,8 @@ def check_record(data: Any) -> Variant:
         if key not in data:
             raise _fail(key, "missing")
     _text(data["id"], "id", empty=True)  # a record made by play_game without an id; a store gives it one
-    name = data["variant"]
-    if not isinstance(name, str) or name not in VARIANTS:
-        raise _fail("variant", "not a known variant", name)
-    if not isinstance(data["options"], dict):
-        raise _fail("options", "expected an object", data["options"])
-    try:
-        v = Variant.from_options(name, data["options"])
-    except (VariantError, TypeError, ValueError) as exc:
-        raise _fail("options", str(exc)) from None
-    seed = data.get("seed")
-    if seed is not None and not (_int(seed) and 0 <= seed < SEED_LIMIT):
-        raise _fail("seed", "expected null or an integer in [0, 2^63)", seed)
+    v = check_rules(data)
+    check_seed(data.get("seed"))
     n = v.players
     if not (_int(data["dealer"]) and 0 <= data["dealer"] < n):
         raise _fail("dealer", f"expected a seat from 0 to {n - 1}", data["dealer"])
