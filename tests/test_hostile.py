@@ -59,6 +59,8 @@ COMMAND_CASES = {
     "sleep": "timeout",
     "hang": "timeout",
     "exit": "crash",
+    "exit_child": "crash",     # it exited: not a timeout, though its child still held the pipe
+    "escape": "crash",
     "memory": "crash",
     "close_stdin": "crash",
     "mutate": "illegal",
@@ -222,3 +224,34 @@ def test_text_that_is_no_action_is_a_protocol_forfeit(answer: str, reason: str) 
 
     rec = play_game(v, shuffled_deck(v, 5), 1, [InProcessHost(Fixed(), "fixed"), make_player("random")])
     assert rec.result.forfeit is not None and rec.result.forfeit.seat == 0 and rec.result.forfeit.reason == reason
+
+
+def test_nothing_a_bot_leaves_behind_outlives_it() -> None:
+    """A bot whose grandchild left its session (setsid after a fork) and whose child then exited: the
+    grandchild was re-parented to init and outlived the run. The host is a subreaper, so it is
+    re-parented to the host instead, which ends it by the variable every bot process carries."""
+    import os
+    import uuid
+
+    mark = f"left-behind-{uuid.uuid4().hex}"
+
+    def left() -> list[int]:
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                    if mark.encode() in fh.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+        return found
+
+    player = make_player([sys.executable, str(HERE / "hostile_cmd.py"), "escape", "2", mark], time_limit_ms=LIMIT_MS)
+    records, elapsed = _run(player)
+    _check(records, "crash", elapsed, "escape")
+    for _, rec in records:
+        assert "a process it started still holds its output open" in rec.result.forfeit.detail
+    deadline = time.monotonic() + 5
+    while left() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert left() == [], "a process the bot left behind outlived it"

@@ -10,6 +10,7 @@ stderr, kills it (its whole process group) after any failure and starts it again
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import logging
 import os
@@ -59,16 +60,55 @@ def _load_prctl() -> Any:
 
 _PRCTL = _load_prctl() if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+#: the variable every bot process is started with (its value names that start): what it leaves behind
+#: inherits it, so a process re-parented to the host can be told to be that bot's (``_kill_left_behind``)
+BOT_VARIABLE = "TUTE_BOT"
+_starts = itertools.count(1)
+_subreaper: list[bool] = []
 
 
-def descendants(root: int) -> list[int]:
-    """Every live descendant of process ``root`` (children, their children, ...), from ``/proc`` (Linux;
-    elsewhere none): the processes a bot started, whatever session or group they moved to."""
+def _become_subreaper() -> None:
+    """Once per process (Linux ``PR_SET_CHILD_SUBREAPER``): a process a bot starts and leaves behind
+    (a new session, a double fork) is re-parented to this host, not to init, so it can still be found
+    and ended with the bot instead of outliving the run."""
+    if _subreaper:
+        return
+    _subreaper.append(True)
+    if _PRCTL is not None:
+        _PRCTL(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _kill_left_behind(token: str) -> None:
+    """End the processes a bot left behind that were re-parented to this process: its own children
+    holding the bot's ``BOT_VARIABLE`` value (and their descendants), then reap them."""
+    me = os.getpid()
+    marker = f"{BOT_VARIABLE}={token}".encode() + b"\0"
+    for pid in children_of(me):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if marker not in fh.read() + b"\0":
+                    continue
+        except OSError:
+            continue
+        for victim in [*descendants(pid), pid]:
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            os.waitpid(pid, 0)  # this process's child now: reaped here, or it stays a zombie
+        except ChildProcessError:
+            pass
+
+
+def _children() -> dict[int, list[int]]:
+    """Every live process's children, from ``/proc`` (Linux; elsewhere none)."""
     children: dict[int, list[int]] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return []
+        return {}
     for name in entries:
         if not name.isdigit():
             continue
@@ -80,6 +120,17 @@ def descendants(root: int) -> list[int]:
         fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
         if len(fields) > 1:
             children.setdefault(int(fields[1]), []).append(int(name))
+    return children
+
+
+def children_of(pid: int) -> list[int]:
+    return _children().get(pid, [])
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of process ``root`` (children, their children, ...), from ``/proc`` (Linux;
+    elsewhere none): the processes a bot started, whatever session or group they moved to."""
+    children = _children()
     out: list[int] = []
     todo = [root]
     while todo:
@@ -226,6 +277,8 @@ class SubprocessHost:
         self._stops = 0
         self._stops_seen = 0
         self.proc: subprocess.Popen[bytes] | None = None
+        #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
+        self._token = ""
         self._in = -1
         self._out = -1
         self._poll: Any = None
@@ -244,11 +297,14 @@ class SubprocessHost:
     def start(self) -> None:
         """Start the process and exchange hellos; raises BotFailure if it does not come up."""
         self._kill()
+        _become_subreaper()
+        self._token = f"{os.getpid()}.{next(_starts)}"
+        env = {**(os.environ if self.env is None else self.env), BOT_VARIABLE: self._token}
         try:
             proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                 close_fds=True, start_new_session=True, preexec_fn=_limit_memory(self.memory_mb),
-                env=self.env, cwd=self.cwd)
+                env=env, cwd=self.cwd)
         except OSError as exc:
             raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
         self.proc = proc
@@ -333,6 +389,7 @@ class SubprocessHost:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             log.error("bot %s: process %d survived SIGKILL", self.name, proc.pid)
+        _kill_left_behind(self._token)  # what left the bot's tree before it died, re-parented here
         for f in (proc.stdin, proc.stdout):
             try:
                 if f is not None:
@@ -513,6 +570,10 @@ class SubprocessHost:
                     if time.monotonic() < deadline:
                         continue
                     self._buf = buf
+                    if self.proc is not None and self.proc.poll() is not None:
+                        # the bot is gone, but a process it started holds its output open: no timeout of its
+                        self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited (a process "
+                                            f"it started still holds its output open)")
                     limit = self.startup_ms if what == "hello" else self.time_limit_ms
                     hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
                             "print(..., flush=True)), or a buffered answer never arrives" if what == "hello" else "")

@@ -59,6 +59,19 @@ def main() -> None:
             time.sleep(3600)
         elif mode == "exit":
             os._exit(3)
+        elif mode == "exit_child":  # leaves a child holding its output open, in its own group
+            if os.fork() == 0:
+                time.sleep(60)
+                os._exit(0)
+            os._exit(3)
+        elif mode == "escape":  # leaves a grandchild in a session of its own, holding its output open
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(300)
+                os._exit(0)
+            os.wait()
+            os._exit(3)
         elif mode == "memory":
             while True:
                 hoard.append(bytearray(16 * 1024 * 1024))
