@@ -17,7 +17,10 @@ from .cards import NAMES
 from .variants import VARIANTS, Variant, VariantError
 
 _CARD_NAMES = frozenset(NAMES)
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+#: the characters no name may hold, wherever names come from (a record, a config, a league): the C0 and
+#: C1 controls and DEL, which a terminal acts on (U+009B begins an escape sequence as ESC [ does), and
+#: the bidirectional marks, embeddings, overrides and isolates, which reorder the text shown around them
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 #: the longest id and seat name a record may carry
 ID_MAX = 300
 SEED_LIMIT = 2 ** 63
@@ -46,7 +49,7 @@ def _text(value: Any, field: str, *, empty: bool = False, limit: int = ID_MAX) -
         raise _fail(field, "must not be empty")
     if len(value) > limit:
         raise _fail(field, f"longer than {limit} characters")
-    if _CONTROL.search(value):
+    if CONTROL.search(value):
         raise _fail(field, "must not hold control characters", value)
     return value
 

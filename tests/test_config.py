@@ -62,6 +62,11 @@ BAD = [
     (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "python3 'x"}]),
      "entrants[1].bot: bot command \"python3 'x\": No closing quotation"),
     (dict(name="a/b"), "name: 'a/b' must be non-empty"),
+    # what a terminal acts on (U+009B: an escape sequence) or reorders text by (U+202E), as control characters
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b\u009b2J", "bot": "random"}]),
+     "entrants[1].name: 'b\\x9b2J' must not hold control characters"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b\u202ec", "bot": "random"}]),
+     "entrants[1].name: 'b\\u202ec' must not hold control characters"),
 ]
 
 

@@ -74,6 +74,8 @@ def test_refusals_are_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.
         (["ok", "greedy", "--update", "--owner", "bob"], "belongs to ana"),
         (["zz", "greedy", "--update"], "no entrant 'zz'"),
         (["a/b", "greedy"], "entrant name 'a/b'"),
+        (["a\x01b", "greedy"], "control characters"),
+        (["a\u202eb", "greedy"], "control characters"),
         (["x", "greedy", "--params", "[1]"], "--params must be a JSON object"),
         (["x", "random", "--params", '{"bogus": 1}'], "cannot construct"),
     ]

@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from arena.hosting import ISOLATIONS, BotLoadError
+from arena.record_schema import CONTROL
 
 from leagues.tournament.compliance import ComplianceReport, check_bot
-from leagues.tournament.checks import ID_UNSAFE, ConfigError
+from leagues.tournament.checks import ID_UNSAFE, ConfigError, clip
 from leagues.tournament.config import EntrantConfig
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.tally import POOLED, Standing as TableRow
@@ -55,9 +56,9 @@ class ComplianceRefused(LeagueError):
 
 
 def _check_name(name: str) -> None:
-    if not name or any(ch in ID_UNSAFE for ch in name) or name == "*" or len(name) > 64:
-        raise LeagueError(f"entrant name {name!r}: use up to 64 characters, without '/' or spaces "
-                          f"(it is part of game ids)")
+    if not name or any(ch in ID_UNSAFE for ch in name) or name == "*" or len(name) > 64 or CONTROL.search(name):
+        raise LeagueError(f"entrant name {clip(name)}: use up to 64 characters, not '*', without '/', "
+                          f"whitespace or control characters (it is part of game ids)")
 
 
 #: ``tute league init``'s seeds: drawn from 2**63, far past what a bot could try against the hand it holds

@@ -29,7 +29,7 @@ from arena import GameRecord, ReplayError, get_variant, replay
 from arena.match import derive_seed
 from arena.matchplay import MatchRecord, MatchRule, is_match_json, verify_match
 from arena.record import result_disagreement
-from arena.record_schema import check_record, check_rules, check_seed
+from arena.record_schema import CONTROL, check_record, check_rules, check_seed
 from arena.variants import Variant
 
 from leagues.tournament.checks import ID_UNSAFE, NAME_MAX
@@ -47,7 +47,7 @@ def tournament_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name an imported tournament, or None. A config's name has no '/'; an
     import's may (a league's seasons are named club/s1), but never spaces, control characters or
     nothing, which the game ids and the commands that take a name could not carry."""
-    if not name or any(ch in ID_UNSAFE - {"/"} or ord(ch) < 32 or ord(ch) == 127 for ch in name):
+    if not name or any(ch in ID_UNSAFE - {"/"} for ch in name) or CONTROL.search(name):
         return f"tournament name {name[:80]!r}: must be non-empty, without spaces or control characters"
     if len(name) > 2 * NAME_MAX:
         return f"tournament name {name[:80]!r}...: longer than {2 * NAME_MAX} characters"

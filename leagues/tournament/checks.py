@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, TypeVar
 
+from arena.record_schema import CONTROL
+
 T = TypeVar("T")
 
 #: characters refused in names, because game ids are paths made of them
@@ -91,7 +93,7 @@ class Checker:
     def name(self, value: str, path: str) -> str:
         if not value or any(ch in ID_UNSAFE for ch in value):
             raise self.fail(path, f"{clip(value)} must be non-empty, without '/' or spaces (it is part of game ids)")
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        if CONTROL.search(value):
             raise self.fail(path, f"{clip(value)} must not hold control characters")
         if len(value) > NAME_MAX:
             raise self.fail(path, f"{clip(value)} is longer than {NAME_MAX} characters")

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 from arena import Variant, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
 from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
+from arena.record_schema import CONTROL
 
 from leagues.tournament.checks import Checker, ConfigError, clip
 from leagues.tournament.sprt import Sprt, SprtError
@@ -365,7 +366,7 @@ def _apart(c: Checker, key: str, log: Path, store: Path) -> None:
 def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
     """A file the run will create or append to: not a folder, not under a file, a name the file system
     takes; a log that exists must be a log written by tute (nobody's other file gets a run appended)."""
-    if any(ord(ch) < 32 for ch in str(path)):
+    if CONTROL.search(str(path)):
         raise c.fail(key, f"{clip(str(path))}: a path must not hold control characters")
     if len(path.name.encode()) > 255:
         raise c.fail(key, f"{clip(path.name)}: the name is too long for a file")
