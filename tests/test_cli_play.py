@@ -26,6 +26,10 @@ def test_variants_lists_every_preset_with_its_options() -> None:
     for name in ("tute-2", "habanero", "tute-3", "tute-4", "tute-4-pairs"):
         assert f"{name}:" in out.stdout
     assert "undertrump_required" in out.stdout and "tute_mode" in out.stdout
+    # --diff: only what differs from tute-2, and for tute-2 itself a word that nothing does
+    out = tute("variants", "cabrero", "--diff")
+    assert out.returncode == 0 and "sit_out_from" in out.stdout and "exchange_seven" not in out.stdout
+    assert tute("variants", "tute-2", "--diff").stdout.splitlines()[1] == "    (every option as in tute-2)"
 
 
 def test_play_writes_records_in_the_design_format_and_they_replay(tmp_path: Path) -> None:

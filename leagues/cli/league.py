@@ -333,7 +333,7 @@ def _history_table(rows: Sequence[HistoryRow]) -> str:
     labels = list(dict.fromkeys(label for r in rows for label in r.variants))
     many = len(labels) > 1
     out = [[r.season, r.version, r.division, r.place if r.place is not None else "", f"{r.prior:.2f}",
-            f"{r.rating:.2f}", _signed(r.change) if r.change is not None else "", f"{r.mu:.2f}", f"{r.sigma:.2f}"]
+            f"{r.rating:.2f}", _signed(r.change), f"{r.mu:.2f}", f"{r.sigma:.2f}"]
            + ([f"{r.variants[x]:.2f}" if x in r.variants else "" for x in labels] if many else [])
            + [r.games, f"{r.wins}-{r.draws}-{r.losses}"] for r in rows]
     return tabulate(out, headers=["season", "version", "division", "place", "start", "rating", "change", "mu",

@@ -100,6 +100,8 @@ def variants(name: str | None, diff: bool, fmt: str) -> None:
     for v in chosen:
         click.echo(f"{v.name}: {v.description}")
         opts = shown(v)
+        if diff and not opts:
+            click.echo("    (every option as in tute-2)")
         width = max((len(k) for k in opts), default=0)
         vwidth = max((len(_value_text(x)) for x in opts.values()), default=0)
         for key, value in opts.items():

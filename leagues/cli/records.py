@@ -222,7 +222,10 @@ def register(cli: click.Group) -> None:
                 sides = teams[g.tournament].get(g.variant) or [(s,) for s in range(len(g.seats))]
                 table.append([g.id, g.variant, " ".join(g.seats), " ".join(map(str, g.result.points)),
                               result_of(g.result, g.seats, sides)])
-        click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "result"]))
+        if table:
+            click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "result"]))
+        else:  # a filter that matches nothing says so, rather than print a table's head alone
+            click.echo("no stored game matches")
         if limit and total > limit:
             click.echo(f"({limit} of {total} games; --limit 0 for all)")
         exit_if_damaged(damaged)
