@@ -18,9 +18,11 @@ from .variants import VARIANTS, Variant, VariantError
 
 _CARD_NAMES = frozenset(NAMES)
 #: the characters no name may hold, wherever names come from (a record, a config, a league): the C0 and
-#: C1 controls and DEL, which a terminal acts on (U+009B begins an escape sequence as ESC [ does), and
-#: the bidirectional marks, embeddings, overrides and isolates, which reorder the text shown around them
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: C1 controls and DEL, which a terminal acts on (U+009B begins an escape sequence as ESC [ does); the
+#: bidirectional marks, embeddings, overrides and isolates, which reorder the text shown around them;
+#: and the invisible ones (soft hyphen, zero widths, word joiner, byte-order mark), which make two
+#: names that look alike differ
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 #: the longest id and seat name a record may carry
 ID_MAX = 300
 SEED_LIMIT = 2 ** 63

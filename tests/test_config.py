@@ -67,6 +67,12 @@ BAD = [
      "entrants[1].name: 'b\\x9b2J' must not hold control characters"),
     (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b\u202ec", "bot": "random"}]),
      "entrants[1].name: 'b\\u202ec' must not hold control characters"),
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b\u200bc", "bot": "random"}]),
+     "entrants[1].name: 'b\\u200bc' must not hold control characters"),
+    # every whitespace is a space in an id: the no-break and the ideographic ones too
+    (dict(entrants=[{"name": "a", "bot": "random"}, {"name": "b\u00a0c", "bot": "random"}]),
+     "entrants[1].name: 'b\\xa0c' must be non-empty, without '/' or spaces"),
+    (dict(name="t\u3000u"), "name: 't\\u3000u' must be non-empty, without '/' or spaces"),
 ]
 
 

@@ -29,7 +29,7 @@ from arena.hosting import ISOLATIONS, BotLoadError
 from arena.record_schema import CONTROL
 
 from leagues.tournament.compliance import ComplianceReport, check_bot
-from leagues.tournament.checks import ID_UNSAFE, ConfigError, clip
+from leagues.tournament.checks import ConfigError, clip, id_unsafe
 from leagues.tournament.config import EntrantConfig
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.tally import POOLED, Standing as TableRow
@@ -56,7 +56,7 @@ class ComplianceRefused(LeagueError):
 
 
 def _check_name(name: str) -> None:
-    if not name or any(ch in ID_UNSAFE for ch in name) or name == "*" or len(name) > 64 or CONTROL.search(name):
+    if not name or id_unsafe(name) or name == "*" or len(name) > 64 or CONTROL.search(name):
         raise LeagueError(f"entrant name {clip(name)}: use up to 64 characters, not '*', without '/', "
                           f"whitespace or control characters (it is part of game ids)")
 

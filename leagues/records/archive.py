@@ -32,7 +32,7 @@ from arena.record import result_disagreement
 from arena.record_schema import CONTROL, check_record, check_rules, check_seed
 from arena.variants import Variant
 
-from leagues.tournament.checks import ID_UNSAFE, NAME_MAX
+from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.schedule import GameSpec
@@ -47,7 +47,7 @@ def tournament_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name an imported tournament, or None. A config's name has no '/'; an
     import's may (a league's seasons are named club/s1), but never spaces, control characters or
     nothing, which the game ids and the commands that take a name could not carry."""
-    if not name or any(ch in ID_UNSAFE - {"/"} for ch in name) or CONTROL.search(name):
+    if not name or id_unsafe(name, slash=False) or CONTROL.search(name):
         return f"tournament name {name[:80]!r}: must be non-empty, without spaces or control characters"
     if len(name) > 2 * NAME_MAX:
         return f"tournament name {name[:80]!r}...: longer than {2 * NAME_MAX} characters"

@@ -13,8 +13,13 @@ from arena.record_schema import CONTROL
 
 T = TypeVar("T")
 
-#: characters refused in names, because game ids are paths made of them
-ID_UNSAFE = set("/ \t\n")
+
+def id_unsafe(name: str, slash: bool = True) -> bool:
+    """Whether ``name`` holds what a game id, a path made of names, cannot: '/' (unless not ``slash``,
+    for names made of parts) or any whitespace (U+00A0 and U+3000 as much as a space)."""
+    return any(ch.isspace() or (slash and ch == "/") for ch in name)
+
+
 #: the longest name (of a tournament, entrant, variant label): it is part of every game id
 NAME_MAX = 100
 #: the longest message an error carries after the file, line and key
@@ -91,7 +96,7 @@ class Checker:
         return value
 
     def name(self, value: str, path: str) -> str:
-        if not value or any(ch in ID_UNSAFE for ch in value):
+        if not value or id_unsafe(value):
             raise self.fail(path, f"{clip(value)} must be non-empty, without '/' or spaces (it is part of game ids)")
         if CONTROL.search(value):
             raise self.fail(path, f"{clip(value)} must not hold control characters")
