@@ -307,3 +307,23 @@ def test_play_and_match_exit_3_when_a_bot_forfeits_every_deal(evil: Path) -> Non
     assert "forfeits:" in out.stderr and "evil:SysExit forfeited every deal" in out.stderr
     out = tute("play", "tute-2", "greedy", "random", "-n", "3", cwd=evil)
     assert out.returncode == 0, out.stderr
+
+
+def test_a_long_non_ascii_name_runs(tmp_path: Path) -> None:
+    """A name of 60 'é' is within the 100 characters a name may have, but its lock file's name, quoted,
+    took 540 bytes, past what a file system allows: every run failed with a traceback. Such a name's
+    lock is named by a hash; two runs of it still exclude each other."""
+    from leagues.tournament.lock import RunLock, lock_path
+
+    name = "é" * 60
+    path = write_config(tmp_path, name=name, deals=1, workers=1)
+    summary = run_tournament(load_config(path), workers=1, quiet=True)
+    assert summary.played > 0
+    lock = lock_path(tmp_path / "store.sqlite", name)
+    assert len(os.fsencode(lock.name)) <= 255 and lock.exists()
+    with RunLock(tmp_path / "store.sqlite", name):  # a record lock is a process's: another one is refused
+        other = subprocess.run([sys.executable, "-c", (
+            "import sys; from pathlib import Path; from leagues.tournament.lock import LockedError, RunLock\n"
+            "try:\n    RunLock(Path(sys.argv[1]), sys.argv[2]).__enter__()\nexcept LockedError:\n    sys.exit(7)"),
+            str(tmp_path / "store.sqlite"), name], capture_output=True, text=True, timeout=60)
+        assert other.returncode == 7, other.stderr

@@ -11,6 +11,7 @@ would live on in an orphaned worker).
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 from urllib.parse import quote
 from pathlib import Path
@@ -21,10 +22,25 @@ class LockedError(RuntimeError):
     """Another process runs this tournament now."""
 
 
+#: the longest lock file name spelled out: file systems allow 255 bytes, and a name of 100 non-ASCII
+#: characters quoted takes 900
+NAME_BYTES = 200
+
+
+def lock_path(store: Path, tournament: str) -> Path:
+    """``<store>.<tournament>.lock`` beside the store (the name quoted: a league's is club/s1), or, where
+    that is too long a file name, the store's name cut short and a hash of both."""
+    name = f"{store.name}.{quote(tournament, safe='')}.lock"
+    if len(os.fsencode(name)) > NAME_BYTES:
+        digest = hashlib.sha256(f"{store.name}/{tournament}".encode()).hexdigest()[:24]
+        name = f"{os.fsencode(store.name)[:80].decode(errors='ignore')}.{digest}.lock"
+    return store.with_name(name)
+
+
 class RunLock:
     def __init__(self, store: Path, tournament: str) -> None:
         self.tournament = tournament
-        self.path = store.with_name(f"{store.name}.{quote(tournament, safe='')}.lock")  # a league's: club/s1
+        self.path = lock_path(store, tournament)
         self._fh: IO[str] | None = None
 
     def __enter__(self) -> "RunLock":
