@@ -128,3 +128,52 @@ def test_play_says_the_deals_a_bots_clock_decided(tmp_path: Path, workers: str) 
     calm = subprocess.run([sys.executable, "-m", "leagues", "play", "tute-2", "random", "random", "-n", "4",
                            "-j", workers, "--log", str(tmp_path / "q.log")], capture_output=True, text=True, timeout=120)
     assert calm.returncode == 0 and "a bot's clock" not in calm.stderr
+
+
+def test_records_never_overwrite_what_is_not_a_records_file(tmp_path: Path) -> None:
+    """``--records`` given a store or a config by mistake replaced it without a word; now only an empty
+    file or a records file is replaced."""
+    store, config = tmp_path / "t.sqlite", tmp_path / "t.toml"
+    store.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    config.write_text('name = "t"\n')
+    for victim in (store, config):
+        before = victim.read_bytes()
+        out = tute("play", "tute-2", "random", "random", "-n", "2", "--records", str(victim))
+        assert out.returncode == 2 and "exists and is not a records file" in out.stderr, out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1
+        assert victim.read_bytes() == before
+    records = tmp_path / "r.jsonl"
+    for _ in range(2):  # a records file is replaced, as before
+        assert tute("play", "tute-2", "random", "random", "-n", "2", "--records", str(records)).returncode == 0
+    assert len(records.read_text().splitlines()) == 2
+
+
+def test_a_records_file_that_cannot_be_written_is_one_line_after_the_summary(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A full disk in the middle of ``tute play --records``: the summary of the deals played, then one
+    line naming the file, exit 2 (it was a traceback)."""
+    import errno
+    import importlib
+
+    cli_main = importlib.import_module("leagues.cli.main")  # the module (the package exports its function)
+
+    class Full:
+        def __init__(self) -> None:
+            self.lines = 0
+
+        def write(self, text: str) -> int:
+            self.lines += 1
+            if self.lines > 1:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return len(text)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(cli_main, "open_text", lambda path, mode="rt": Full())
+    with pytest.raises(SystemExit) as exit_:
+        cli_main.main(["play", "tute-2", "random", "random", "-n", "4", "--records", str(tmp_path / "r.jsonl")])
+    captured = capsys.readouterr()
+    assert exit_.value.code == 2 and "4 deals" in captured.out
+    assert captured.err.strip().splitlines()[-1] == (
+        f"tute: error: {tmp_path / 'r.jsonl'}: No space left on device: the records file lacks the deals after it")

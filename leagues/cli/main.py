@@ -193,10 +193,12 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             raise UserError(str(exc)) from None
         out = None
         if records:
+            _refuse_to_overwrite(records)
             try:
                 out = open_text(records, "wt")  # .gz: compressed, as export writes and import reads it
             except OSError as exc:
                 raise UserError(f"{records}: {exc.strerror}") from None
+        failed: list[str] = []  # the records file's write error (a full disk): said after the summary
         progress = _progress(games, "matches" if rule else "deals")
         old_term = signal.signal(signal.SIGTERM, interrupt_once)  # as run does: a summary, exit 130
         try:
@@ -205,21 +207,30 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             def on_record(rec: Any) -> None:
                 f = rec.result.forfeit
                 watch.add_game(names, 1, [(f.seat, f.reason, f.detail, rec.id)] if f else [])
-                if out:
-                    out.write(rec.dumps() + "\n")
+                if out and not failed:
+                    try:
+                        out.write(rec.dumps() + "\n")
+                    except OSError as exc:
+                        failed.append(f"{records}: {exc.strerror or exc}")
 
             tally = play_run(v, variant, lineup, names, games, seed, rule=rule, workers=workers,
                              on_record=on_record, on_progress=progress)
         finally:
             signal.signal(signal.SIGTERM, old_term)
             if out:
-                out.close()
+                try:
+                    out.close()
+                except OSError as exc:
+                    failed.append(f"{records}: {exc.strerror or exc}")
             if progress is not None:
                 progress(-1)
     finally:
         logging.getLogger("arena.hosting").removeHandler(handler)
         handler.close()
     _print_play(v, variant, names, tally, games, seed, rule, records, log_file)
+    if failed:
+        click.echo(f"tute: error: {failed[0]}: the records file lacks the deals after it", err=True)
+        sys.exit(2)
     if tally.failure:
         click.echo(f"tute: error: {tally.failure}; the summary above counts the games finished", err=True)
         sys.exit(2)
@@ -227,6 +238,23 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
         click.echo("tute: interrupted: the summary above counts the games finished", err=True)
         sys.exit(130)
     exit_if_all_forfeited(watch, "the summary", log_file)
+
+
+def _refuse_to_overwrite(records: str) -> None:
+    """``--records`` replaces a records file, never anything else: a store or a config given there by
+    mistake was overwritten without a word. An empty file, or one whose first line is a record, will do."""
+    path = Path(records)
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        return
+    try:
+        with open_text(records, "rt") as fh:
+            first = json.loads(fh.readline(1 << 20))
+        ours = isinstance(first, dict) and str(first.get("format", "")).startswith("tute-arena/")
+    except (OSError, ValueError, EOFError):
+        ours = False
+    if not ours:
+        raise UserError(f"--records {records}: exists and is not a records file: give another name, or remove it "
+                        f"first")
 
 
 def _parse_params(params: Sequence[str], bots: int) -> list[dict[str, Any]]:
