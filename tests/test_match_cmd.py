@@ -133,3 +133,18 @@ def test_the_move_limit_of_a_match_is_its_own_option(tmp_path: Path) -> None:
     assert json.loads(config)["time_limit_ms"] == 3000
     bad = tute("match", "random", "greedy", "-v", "tute-2", "--time-limit", "0", cwd=tmp_path)
     assert bad.returncode == 2 and "--time-limit" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_match_never_takes_the_name_of_another_kind_of_tournament(tmp_path: Path) -> None:
+    """``tute match --new --name t`` on a store whose 't' is a round robin deleted it without asking
+    (--new does not ask, for a match): refused, with or without --new, and nothing is touched."""
+    path = write_config(tmp_path, deals=1, workers=1)
+    assert tute("run", str(path), "-q", cwd=tmp_path).returncode == 0
+    store = tmp_path / "store.sqlite"
+    before = sqlite3.connect(store).execute("SELECT id, record FROM games ORDER BY id").fetchall()
+    for extra in ([], ["--new"]):
+        out = tute("match", "random", "greedy", "-v", "tute-2", "--store", str(store), "--name", "t", "-q",
+                   "--max-blocks", "1", *extra, cwd=tmp_path)
+        assert out.returncode == 2 and out.stderr.strip().endswith(
+            "'t' is a round-robin tournament, not a match: give the match another --name (nothing deleted)"), out.stderr
+    assert sqlite3.connect(store).execute("SELECT id, record FROM games ORDER BY id").fetchall() == before

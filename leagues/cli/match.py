@@ -18,7 +18,8 @@ import click
 
 from arena.hosting import is_command
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
-from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers, parse_config
+from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers,
+                                       parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import Interrupted, RunError, clocked_warning, run_tournament
@@ -49,6 +50,24 @@ def _bot(spec: str) -> str | list[str]:
         from leagues.cli.main import UserError
 
         raise UserError(f"bot command {spec!r}: {exc}") from None
+
+
+def _refuse_other_kinds(store_path: Path, name: str) -> None:
+    """A match is stored under its name: one that names a round robin or a Swiss tournament of the
+    store would be refused as changed, and ``--new`` (which does not ask) would delete that tournament."""
+    from leagues.cli.main import UserError
+
+    if not store_path.is_file():
+        return
+    try:
+        with Store(store_path, readonly=True) as store:
+            row = store.tournament(name)
+    except StoreError:
+        return  # the run says what is wrong with the store
+    kind = row.config.get("format") if row is not None else None
+    if row is not None and kind not in MATCH_FORMATS:
+        raise UserError(f"{store_path}: {name!r} is a {kind} tournament, not a match: give the match another "
+                        f"--name (nothing deleted)")
 
 
 def register(cli: click.Group) -> None:
@@ -123,6 +142,7 @@ def register(cli: click.Group) -> None:
             cfg = parse_config(data, source="tute match", base=Path.cwd())
         except ConfigError as exc:
             raise UserError(_options_words(str(exc))) from None
+        _refuse_other_kinds(cfg.store, cfg.name)
         old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
