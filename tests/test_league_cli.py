@@ -206,3 +206,22 @@ def test_a_league_before_its_first_season(tmp_path: Path, capsys: pytest.Capture
     for reader in (["games"], ["leaderboard"], ["export"], ["verify"]):
         code, _, err = tute(capsys, *reader, "--store", str(lg / "league.sqlite"))
         one_line_error(code, err, "no games stored yet (a league's store before its first season)")
+
+
+def test_a_tournament_store_is_never_made_a_league(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """league.toml naming a tournament's store: every league command, reading ones too, added the
+    league's tables to it and claimed it. Refused, the file untouched."""
+    from league_util import write_config
+
+    write_config(tmp_path, deals=1, workers=1)
+    code, _, err = tute(capsys, "run", str(tmp_path / "tournament.toml"), "-q")
+    assert code == 0, err
+    store = tmp_path / "store.sqlite"
+    sqlite3.connect(store).execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    before = store.read_bytes()
+    lg = tmp_path / "club"
+    write_league(lg, store=str(store))
+    for command in (["standings"], ["season"], ["submit", "g", "greedy"], ["report", "--out", str(tmp_path / "r")]):
+        code, _, err = tute(capsys, "league", *command, "-l", str(lg))
+        one_line_error(code, err, "a tournament store, not a league's (check league.toml's store)")
+    assert store.read_bytes() == before

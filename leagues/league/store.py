@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from leagues.tournament.database import Transaction, connect
+from leagues.tournament.database import Transaction, connect, peek_tables
 from leagues.tournament.tally import POOLED  # noqa: F401  the pooled table's scope, defined once
 
 SCHEMA = """
@@ -160,6 +160,9 @@ class LeagueStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        tables = peek_tables(self.path)
+        if "tournaments" in tables and "league" not in tables:  # opening it would add a league's tables
+            raise LeagueStoreError(f"{self.path}: a tournament store, not a league's (check league.toml's store)")
         self.db = connect(self.path, SCHEMA, LeagueStoreError, "league store")
 
     def close(self) -> None:

@@ -55,6 +55,21 @@ def table_names(db: sqlite3.Connection) -> set[str]:
                                      "AND name NOT LIKE 'sqlite_%'")}
 
 
+def peek_tables(path: Path) -> set[str]:
+    """The tables of the SQLite file at ``path``, read without writing anything (none if it cannot be
+    read): what a store is, asked before it is opened as one kind or another."""
+    if not path.is_file():
+        return set()
+    try:
+        db = sqlite3.connect("file:" + quote(str(path.resolve())) + "?mode=ro", uri=True, timeout=READ_TIMEOUT)
+        try:
+            return table_names(db)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return set()
+
+
 def _refuse_foreign(db: sqlite3.Connection, path: Path, schema: str, error: type[Exception], what: str) -> None:
     """A SQLite file that holds tables, none of them tute's, is someone else's database: adding tute's
     tables to it and switching it to WAL would change a file tute did not write, so refuse it whole
