@@ -143,3 +143,24 @@ def test_an_unbounded_interval_reads_inf_never_a_negative_half_width() -> None:
     for counts in ([0, 0, 0, 0, 5], [5, 0, 0, 0, 0]):
         text = estimate(counts).text()
         assert text.count("+/- inf,") == 2 and "+/- -" not in text and "nan" not in text, text
+
+
+def test_bounds_are_held_to_what_each_model_computes() -> None:
+    """Wide bounds crashed the match at its first block (math domain error under the normalized model,
+    from nElo 240 with two games a block; ZeroDivisionError under the logistic one at 1e300): refused
+    when the test is made, and every bound allowed computes, whatever the blocks' results."""
+    import random
+
+    from leagues.tournament.sprt import ELO_LIMITS, SprtError
+
+    for model, limit in ELO_LIMITS.items():
+        for elo0, elo1 in ((0, limit * 1.01), (-limit * 1.01, 0), (0, 1e30)):
+            with pytest.raises(SprtError, match="at most"):
+                Sprt(elo0, elo1, model=model)
+        rng = random.Random(7)
+        for games in range(1, 7):
+            for elo0, elo1 in ((0, limit), (-limit, limit), (-limit, 0)):
+                test = Sprt(elo0, elo1, model=model)
+                for _ in range(30):
+                    llr = test.llr([rng.choice([0, 0, 1, 3, 40]) for _ in range(2 * games + 1)])
+                    assert math.isfinite(llr)

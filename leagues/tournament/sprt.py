@@ -29,6 +29,12 @@ MODELS = ("normalized", "logistic")
 H0, H1, INCONCLUSIVE = "H0 accepted", "H1 accepted", "inconclusive"
 
 
+#: the widest bounds each model computes: beyond about t = 0.94 (nElo 140 in blocks of six games) the
+#: normalized model's constrained maximum likelihood has no fixed point its iteration reaches, and past
+#: some thousand Elo the logistic score rounds to 1, where the likelihood has no maximum
+ELO_LIMITS = {"normalized": 100.0, "logistic": 1000.0}
+
+
 class SprtError(ValueError):
     """SPRT parameters that make no test; the message names the one."""
 
@@ -52,6 +58,11 @@ class Sprt:
                 raise SprtError(f"{name}: must be in (0, 0.5), not {getattr(self, name):g}")
         if self.model not in MODELS:
             raise SprtError(f"model: must be one of {', '.join(MODELS)}, not {self.model!r}")
+        limit = ELO_LIMITS[self.model]
+        for name in ("elo0", "elo1"):
+            if abs(getattr(self, name)) > limit:
+                raise SprtError(f"{name}: at most {limit:g} either way under the {self.model} model, not "
+                                f"{getattr(self, name):g} (a test's bounds are a few Elo: 0,10 or 0,5)")
 
     @property
     def lower(self) -> float:
