@@ -75,6 +75,16 @@ def test_pairs_accept_one_bot_per_side_and_options() -> None:
     (("play", "tute-2", "random", "random", "-o", "hand_size=many"), "hand_size"),
     (("play", "tute-2", "random", "random", "-o", "colour=red"), "unknown rule option"),
     (("play", "tute-2", "random", "random", "--games", "zero"), "zero"),
+    # parameters past what json and a bot's host can take: one line, not a traceback
+    (("play", "tute-2", "random", "random", "-p", '{"a":' * 5000 + "1" + "}" * 5000, "-p", "{}"),
+     "not JSON a bot can take"),
+    (("play", "tute-2", "random", "random", "-p", '{"seed": ' + "9" * 5000 + "}", "-p", "{}"),
+     "not JSON a bot can take"),
+    (("play", "tute-2", "random", "random", "-p", '{"a":' * 100 + "1" + "}" * 100, "-p", "{}"),
+     "nested more than 64 deep"),
+    (("bots", "check", "random", "--params", '{"a":' * 5000 + "1" + "}" * 5000), "not JSON a bot can take"),
+    (("match", "random", "greedy", "-v", "tute-2", "--params-a", '{"a":' * 5000 + "1" + "}" * 5000),
+     "not JSON a bot can take"),
     # which bot did not start, of the several given
     (("play", "tute-2", "random", f"{sys.executable} -c pass"), f"a bot did not start: {sys.executable} -c pass (seat 1)"),
     # a command with an unbalanced quote, wherever a bot is named

@@ -76,7 +76,8 @@ def test_refusals_are_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.
         (["a/b", "greedy"], "entrant name 'a/b'"),
         (["a\x01b", "greedy"], "control characters"),
         (["a\u202eb", "greedy"], "control characters"),
-        (["x", "greedy", "--params", "[1]"], "--params must be a JSON object"),
+        (["x", "greedy", "--params", "[1]"], "--params '[1]': expected a JSON object"),
+        (["x", "greedy", "--params", '{"a":' * 5000 + "1" + "}" * 5000], "not JSON a bot can take"),
         (["x", "random", "--params", '{"bogus": 1}'], "cannot construct"),
     ]
     for args, needle in cases:

@@ -116,12 +116,9 @@ def check(bot: str, deals: int, variants: tuple[str, ...], seed: int, params: st
       tute bots check "python3 examples/random_bot.py" --deals 100
       tute bots check mypkg.bot:MyBot --time-limit 200 --require-reproducible
     """
-    try:
-        kwargs = json.loads(params)
-        if not isinstance(kwargs, dict):
-            raise ValueError("not an object")
-    except ValueError as exc:
-        raise _user_error(f"--params must be a JSON object: {exc}") from None
+    from leagues.cli.main import json_object  # the CLI's main module registers this one as it loads
+
+    kwargs = json_object(params, f"--params {params[:80]!r}")
     try:
         report = check_bot(bot, kwargs, deals=deals, variants=variants or None, seed=seed, isolation=isolation,
                            time_limit_ms=time_limit_ms, memory_mb=memory_mb,

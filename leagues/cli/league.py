@@ -105,12 +105,9 @@ def submit(name: str, bot: str, league_path: str, owner: str | None, params: str
       tute league submit alice "python3 bots/alice.py" --owner alice
       tute league submit alice "python3 bots/alice.py" --owner alice --update
     """
-    try:
-        kwargs = json.loads(params)
-        if not isinstance(kwargs, dict):
-            raise ValueError("not an object")
-    except ValueError as exc:
-        _fail(f"--params must be a JSON object: {exc}")
+    from leagues.cli.main import json_object  # the CLI's main module registers this one as it loads
+
+    kwargs = json_object(params, f"--params {params[:80]!r}")
     with _open(league_path) as lg:
         try:
             show = redraw(sys.stderr)  # a refusal stays one line on a redirected stderr

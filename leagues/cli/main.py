@@ -265,15 +265,37 @@ def _parse_params(params: Sequence[str], bots: int) -> list[dict[str, Any]]:
     return [json_object(text, f"--params {text[:80]!r} (bot {i + 1})") for i, text in enumerate(params)]
 
 
+#: how deep a bot's parameters may nest: far past any real one, and short of what json and a bot's host
+#: can walk without running out of stack
+PARAMS_DEPTH = 64
+
+
 def json_object(text: str, what: str) -> dict[str, Any]:
-    """A bot's parameters given on the command line: a JSON object, else a one-line error naming ``what``."""
+    """A bot's parameters given on the command line (``play -p``, ``match --params-a``, ``bots check`` and
+    ``league submit --params``): a JSON object, else a one-line error naming ``what``."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UserError(f"{what}: not JSON: {exc.msg}") from None
+    except (ValueError, RecursionError) as exc:  # an integer past Python's 4,300 digits; nesting past the stack
+        raise UserError(f"{what}: not JSON a bot can take: {str(exc)[:100] or type(exc).__name__}") from None
     if not isinstance(value, dict):
         raise UserError(f"{what}: expected a JSON object")
+    if _depth(value) > PARAMS_DEPTH:
+        raise UserError(f"{what}: nested more than {PARAMS_DEPTH} deep")
     return value
+
+
+def _depth(value: Any) -> int:
+    todo, deepest = [(value, 1)], 0
+    while todo:
+        item, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            todo += [(x, depth + 1) for x in item.values()]
+        elif isinstance(item, list):
+            todo += [(x, depth + 1) for x in item]
+    return deepest
 
 
 def _play_log(records: str | None, log_path: str | None) -> Path:
