@@ -68,6 +68,19 @@ def test_unreachable_cluster_refuses_new_before_deleting(tmp_path: Path, monkeyp
     assert games_in(cfg.store) == before, "the stored games survive a refused --new"
 
 
+@pytest.mark.parametrize("command", [["run", "tournament.toml"], ["match", "random", "greedy", "-v", "tute-2"],
+                                     ["league", "season", "-l", "club"]])
+@pytest.mark.parametrize("address", ["", "nope", "local:-1", "local:x"])
+def test_a_malformed_cluster_address_is_refused_at_once(tmp_path: Path, command: list[str], address: str) -> None:
+    """An empty ``--cluster`` was taken for none (the games then ran here), and ``nope`` was said to need
+    Dask: each command refuses a malformed address by the config's rule, before anything runs."""
+    write_config(tmp_path, deals=1)
+    out = tute(*command, "--cluster", address, cwd=tmp_path)
+    assert out.returncode == 2 and "Invalid value for '--cluster'" in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "store.sqlite").exists()
+
+
 def test_unreachable_cluster_on_a_first_run_leaves_no_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("distributed")
     path = write_config(tmp_path, deals=1, entrants=[{"name": "g", "bot": "greedy"}, {"name": "r", "bot": "random"}])

@@ -16,6 +16,7 @@ from tabulate import tabulate
 from arena.hosting import ISOLATIONS
 
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.options import cluster_address
 from leagues.cli.style import redraw
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
@@ -150,7 +151,7 @@ def withdraw(name: str, league_path: str) -> None:
 @click.option("--workers", "-j", type=click.IntRange(1, max_workers()), default=None,
               help=f"Worker processes (default: league.toml's workers, else one per CPU; at most "
                    f"{WORKERS_PER_CPU} per CPU).")
-@click.option("--cluster", default=None, metavar="ADDRESS",
+@click.option("--cluster", default=None, metavar="ADDRESS", callback=cluster_address,
               help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
 @click.option("--forfeit-missing", is_flag=True,

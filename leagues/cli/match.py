@@ -18,6 +18,7 @@ import click
 
 from arena.hosting import is_command
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.options import cluster_address
 from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers,
                                        parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
@@ -90,7 +91,7 @@ def register(cli: click.Group) -> None:
                   type=click.IntRange(1, MAX_TIME_LIMIT_MS),
                   help="Per-move limit in ms (a bot isolated in a subprocess that exceeds it forfeits; search "
                        "plans its decisions to it).")
-    @click.option("--cluster", default=None, metavar="ADDRESS",
+    @click.option("--cluster", default=None, metavar="ADDRESS", callback=cluster_address,
                   help="Play on a Dask cluster: tcp://HOST:8786 or local:N (docs/cluster.md).")
     @click.option("--store", "store_path", default="runs/match.sqlite", show_default=True,
                   type=click.Path(dir_okay=False), help="Where the games are stored (run again to resume).")

@@ -11,6 +11,7 @@ from typing import NoReturn
 import click
 
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.options import cluster_address
 from leagues.cli.records import exit_if_damaged, report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
                                        max_workers, parse_config)
@@ -91,7 +92,7 @@ def register(cli: click.Group) -> None:
     @click.option("--yes", "-y", is_flag=True, help="With --new: delete without asking (needed off a terminal).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress line.")
     @click.option("--matrix", is_flag=True, help="Also print the head-to-head matrix.")
-    @click.option("--cluster", default=None, metavar="ADDRESS",
+    @click.option("--cluster", default=None, metavar="ADDRESS", callback=cluster_address,
                   help="Play on a Dask cluster: tcp://HOST:8786, or local:N worker processes here "
                        "(pip install -e '.[cluster]'; docs/cluster.md).")
     @click.option("--forfeit-missing", is_flag=True,
