@@ -351,12 +351,13 @@ def register(cli: click.Group) -> None:
             try:
                 done: ImportResult = import_records(file, store, tournament, skip_existing=skip_existing)
             except ArchiveError as exc:
-                for problem in exc.problems[1:10]:  # the first in the error line below
+                many = len(exc.problems) > 1
+                for problem in exc.problems[:10] if many else ():  # in the file's order, then the verdict
                     click.echo(problem, err=True)
                 if len(exc.problems) > 10:
                     click.echo(f"... and {len(exc.problems) - 10} more", err=True)
-                refused = exc.problems[0] + (f" ({len(exc.problems)} bad lines, nothing imported)"
-                                             if len(exc.problems) > 1 else " (nothing imported)")
+                refused = (f"{file}: {len(exc.problems)} bad lines (above), nothing imported" if many
+                           else f"{exc.problems[0]} (nothing imported)")
             except StoreError as exc:
                 refused = f"{exc} (nothing imported)"
         if refused is not None:
