@@ -257,7 +257,12 @@ class Variant:
                                    f"{', '.join(sorted(k for k in known if k not in ('name', 'description')))})")
             expected = type(getattr(self, key))
             if type(value) is not expected:
-                raise VariantError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {value!r}")
+                try:
+                    shown = repr(value)
+                except ValueError:  # an int past Python's 4,300 digits
+                    shown = "of more than 4,300 digits"
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                raise VariantError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {shown}")
         new = dict(opts)
         draw = new.get("draw_pile", self.draw_pile)
         if not draw and "hand_size" not in new:

@@ -85,6 +85,9 @@ def test_pairs_accept_one_bot_per_side_and_options() -> None:
     (("bots", "check", "random", "--params", '{"a":' * 5000 + "1" + "}" * 5000), "not JSON a bot can take"),
     (("match", "random", "greedy", "-v", "tute-2", "--params-a", '{"a":' * 5000 + "1" + "}" * 5000),
      "not JSON a bot can take"),
+    (("play", "tute-2", "random", "random", "-o", "last_trick_bonus=" + "9" * 5000), "last_trick_bonus: expected int"),
+    (("play", "tute-2", "random", "random", "-o", "=1"), "--option '=1': expected KEY=VALUE"),
+    (("match", "random", "greedy", "-v", "tute-2", "--alpha", "0.1"), "--alpha: only with --sprt ELO0,ELO1"),
     # which bot did not start, of the several given
     (("play", "tute-2", "random", f"{sys.executable} -c pass"), f"a bot did not start: {sys.executable} -c pass (seat 1)"),
     # a command with an unbalanced quote, wherever a bot is named

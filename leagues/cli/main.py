@@ -413,11 +413,11 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in pairs:
         key, sep, raw = item.partition("=")
-        if not sep:
-            raise UserError(f"--option {item!r}: expected KEY=VALUE")
+        if not sep or not key.strip():
+            raise UserError(f"--option {item[:80]!r}: expected KEY=VALUE")
         try:
             out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON (or past what it reads): the text, for the option to judge
             out[key.strip()] = raw
     return out
 

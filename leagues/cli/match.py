@@ -132,6 +132,11 @@ def register(cli: click.Group) -> None:
         }
         if field:
             data["field"] = field
+        ctx = click.get_current_context()
+        tuned = [f"--{o}" for o in ("alpha", "beta", "model")
+                 if ctx.get_parameter_source(o) is click.core.ParameterSource.COMMANDLINE]
+        if tuned and sprt_text is None:  # they shape a test that is not run: a forgotten --sprt
+            raise UserError(f"{'/'.join(tuned)}: only with --sprt ELO0,ELO1")
         if sprt_text is not None:
             parts = sprt_text.split(",")
             try:
