@@ -12,27 +12,28 @@ A season snapshots the file's text when it starts and finishes with that snapsho
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from arena import derive_seed
 
-from leagues.tournament.checks import Checker, ConfigError
-from leagues.tournament.config import FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
-    MAX_DEALS, MAX_TIME_LIMIT_MS, check_sensible, max_workers, parse_variants
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the 3.10 path
-    import tomli as tomllib
+from leagues.tournament.checks import Checker, ConfigError, clip
+from leagues.tournament.config import BOM, FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
+    MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT_MS, at_least, check_files, check_rounds, check_sensible, \
+    max_workers, parse_variants, read_text, toml_loads, within
 
 FILENAME = "league.toml"
 TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
             "max_tables", "store", "log", "divisions", "promote", "variants", "rating", "check"}
 RATING_KEYS = {"mu", "sigma", "beta", "tau", "version_sigma", "draw_probability", "k"}
 CHECK_KEYS = {"deals", "require_reproducible"}
+#: a season is one tournament per division of every entrant against every other (or paired by score):
+#: "match" and "gauntlet" test chosen entrants against the rest, which a ladder has no place for
+LEAGUE_FORMATS = ("round-robin", "swiss")
+#: the most divisions: each must seat a table, so more would need thousands of entrants, and a typo of
+#: 10**30 divisions made ``league season`` count them forever
+MAX_DIVISIONS = 1000
 #: a variant check can never fail on too few entrants: who plays is known only when a season starts
 _ANY_FIELD = 1 << 30
 
@@ -119,66 +120,54 @@ def load_league(path: str | os.PathLike[str]) -> LeagueConfig:
     if p.is_dir() or (not p.exists() and p.suffix != ".toml"):
         p = p / FILENAME
     source = str(p)
-    try:
-        text = p.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no such file (tute league init DIR makes one)") from None
-    except OSError as exc:
-        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = read_text(p, source, " (tute league init DIR makes one)")
     return parse_league(text, source=source, base=p.resolve().parent)
 
 
-def _variants(c: Checker, data: dict[str, Any]) -> tuple[VariantConfig, ...]:
-    variants = parse_variants(c, data, _ANY_FIELD)
-    c.done()  # the variants' errors, collected
-    return variants
-
-
 def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None) -> LeagueConfig:
-    """Validate a league.toml's text; relative paths are taken from ``base`` (the file's folder)."""
+    """Validate a league.toml's text; relative paths are taken from ``base`` (the file's folder). The
+    keys a season shares with a tournament are read by tournament.toml's own checks (the same ranges,
+    ceilings and path rules), and, as there, every problem of the file is reported at once."""
+    text = text[len(BOM):] if text.startswith(BOM) else text
     c = Checker(source, text)
     base = base or Path.cwd()
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: TOML syntax error: {exc}") from None
-    c.table(data, "", TOP_KEYS)
-    name = c.name(c.get(data, "", "name", str), "name")
-    fmt = c.get(data, "", "format", str, "round-robin")
-    if fmt not in FORMATS:
-        raise c.fail("format", f"must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    rounds = c.get(data, "", "rounds", int, None)
-    if fmt == "swiss" and rounds is None:
-        raise c.fail("rounds", "missing (a Swiss season needs its number of rounds)")
-    ints = {key: c.get(data, "", key, int, default) for key, default in (
-        ("seed", 0), ("deals", 50), ("workers", 0), ("time_limit_ms", 1000), ("memory_mb", 1024),
-        ("max_tables", 200), ("divisions", 1), ("promote", 1))}
-    for key, low in (("deals", 1), ("workers", 0), ("time_limit_ms", 1), ("memory_mb", 16), ("max_tables", 1),
-                     ("divisions", 1), ("promote", 0)):
-        if ints[key] < low:
-            raise c.fail(key, f"must be at least {low}, not {ints[key]}")
-    # a season is a tournament: the same ceilings as tournament.toml's
-    for key, high in (("deals", MAX_DEALS), ("workers", max_workers()), ("time_limit_ms", MAX_TIME_LIMIT_MS)):
-        if ints[key] > high:
-            raise c.fail(key, f"must be at most {high}, not {ints[key]}")
-    if rounds is not None and rounds < 1:
-        raise c.fail("rounds", f"must be at least 1, not {rounds}")
-    store = base / c.get(data, "", "store", str, "league.sqlite")
-    log = c.get(data, "", "log", str, None)
-    check = c.table(c.get(data, "", "check", dict, {}), "check", CHECK_KEYS)
-    check_deals = c.get(check, "check", "deals", int, 40)
-    if check_deals < 1:
-        raise c.fail("check.deals", f"must be at least 1, not {check_deals}")
+    data = toml_loads(text, source)
+    c.collect(lambda: c.table(data, "", TOP_KEYS), None)
+    name = c.collect(lambda: c.name(c.get(data, "", "name", str), "name"), "?")
+    seed = c.collect(lambda: c.get(data, "", "seed", int, 0), 0)
+    fmt = c.collect(lambda: _format(c, data), "round-robin")
+    rounds = c.collect(lambda: check_rounds(c, data, fmt, "season"), None)
+    deals = c.collect(lambda: within(c, data, "deals", 50, 1, MAX_DEALS), 50)
+    duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
+    workers = c.collect(lambda: within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
+    time_limit_ms = c.collect(lambda: within(c, data, "time_limit_ms", 1000, 1, MAX_TIME_LIMIT_MS), 1000)
+    memory_mb = c.collect(lambda: within(c, data, "memory_mb", 1024, 16, MAX_MEMORY_MB), 1024)
+    max_tables = c.collect(lambda: at_least(c, data, "max_tables", 200, 1), 200)
+    divisions = c.collect(lambda: within(c, data, "divisions", 1, 1, MAX_DIVISIONS), 1)
+    promote = c.collect(lambda: at_least(c, data, "promote", 1, 0), 1)
+    store, log = check_files(c, data, base, "league.sqlite")
+    no_check: dict[str, Any] = {}
+    check = c.collect(lambda: c.table(c.get(data, "", "check", dict, {}), "check", CHECK_KEYS), no_check)
+    check_deals = c.collect(lambda: within(c, check, "deals", 40, 1, MAX_DEALS, where="check"), 40)
+    reproducible = c.collect(lambda: c.get(check, "check", "require_reproducible", bool, False), False)
+    variants = parse_variants(c, data, _ANY_FIELD)
+    rating = c.collect(lambda: _rating(c, data), LeagueRating())
+    c.done()
     return LeagueConfig(
-        name=name, seed=ints["seed"], format=fmt, rounds=rounds, deals=ints["deals"],
-        duplicate=c.get(data, "", "duplicate", bool, True), workers=ints["workers"],
-        time_limit_ms=ints["time_limit_ms"], memory_mb=ints["memory_mb"], max_tables=ints["max_tables"],
-        store=store, log=base / log if log else store.with_suffix(".log"), divisions=ints["divisions"],
-        promote=ints["promote"], variants=_variants(c, data), rating=_rating(c, data),
-        check_deals=check_deals, check_reproducible=c.get(check, "check", "require_reproducible", bool, False),
-        text=text, source=source)
+        name=name, seed=seed, format=fmt, rounds=rounds, deals=deals, duplicate=duplicate, workers=workers,
+        time_limit_ms=time_limit_ms, memory_mb=memory_mb, max_tables=max_tables, store=store, log=log,
+        divisions=divisions, promote=promote, variants=variants, rating=rating, check_deals=check_deals,
+        check_reproducible=reproducible, text=text, source=source)
+
+
+def _format(c: Checker, data: dict[str, Any]) -> str:
+    """``format``: a league's seasons are round robins or Swiss (a match or gauntlet, which tournaments
+    may be, would play no game of a season)."""
+    fmt = c.get(data, "", "format", str, "round-robin")
+    if fmt not in LEAGUE_FORMATS:
+        raise c.fail("format", f"must be one of {', '.join(LEAGUE_FORMATS)}, not {clip(fmt)}"
+                               + (" (a tournament's format, for tute run or tute match)" if fmt in FORMATS else ""))
+    return str(fmt)
 
 
 def _rating(c: Checker, data: dict[str, Any]) -> LeagueRating:

@@ -7,6 +7,7 @@ unknown bot 'x'``) and must not touch the store. The keys are documented in docs
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -22,7 +23,8 @@ from arena.matchplay import MatchError, MatchRule
 from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
 from arena.record_schema import CONTROL
 
-from leagues.tournament.checks import Checker, ConfigError, clip
+from leagues.tournament.checks import Checker, ConfigError, clip, key_lines
+from leagues.tournament.lock import RunLock
 from leagues.tournament.sprt import Sprt, SprtError
 
 if sys.version_info >= (3, 11):
@@ -184,21 +186,57 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     """Read and validate ``path``; every problem raises ConfigError with one line naming file and key."""
     p = Path(path)
     source = str(path)
+    text = read_text(p, source)
+    return parse_config(toml_loads(text, source), source=source, base=p.resolve().parent, text=text)
+
+
+#: a UTF-8 byte-order mark: some editors (Windows Notepad) begin a UTF-8 file with one; TOML has no room
+#: for it, so it is dropped rather than reported as a syntax error on line 1
+BOM = "\ufeff"
+
+
+def read_text(path: Path, source: str, hint: str = "") -> str:
+    """A config file's text (``tournament.toml`` or ``league.toml``), without a byte-order mark; a file
+    that is missing, unreadable or not UTF-8 is one line naming it (``hint`` follows "no such file")."""
     try:
-        raw = p.read_bytes()
+        raw = path.read_bytes()
     except FileNotFoundError:
-        raise ConfigError(f"{source}: no such file") from None
+        raise ConfigError(f"{source}: no such file{hint}") from None
     except OSError as exc:
-        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+        raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return text[len(BOM):] if text.startswith(BOM) else text
+
+
+def toml_loads(text: str, source: str) -> dict[str, Any]:
+    """``tomllib.loads`` with its failures as one line naming the file: a syntax error, nesting deeper
+    than the parser's recursion, and an integer longer than Python converts from text (4,300 digits by
+    default), which tomllib raises as a bare ValueError; that one names its line and key too."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: TOML syntax error: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{source}: arrays or tables nested too deeply") from None
-    return parse_config(data, source=source, base=p.resolve().parent, text=raw.decode("utf-8"))
+    except ValueError as exc:  # int(digits) past sys.get_int_max_str_digits()
+        raise _long_integer(text, source, exc) from None
+
+
+def _long_integer(text: str, source: str, exc: ValueError) -> ConfigError:
+    """The error for an integer too long to read: the first run of more digits than Python converts,
+    with the key it is the value of (the nearest key at or above its line, as ``Checker`` finds lines)."""
+    limit = getattr(sys, "get_int_max_str_digits", lambda: 4300)() or 4300
+    found = re.search(rf"(?<![\w.\"'])[+-]?\d(?:_?\d){{{limit},}}", text)
+    if found is None:
+        return ConfigError(f"{source}: cannot read a number: {exc}")
+    line = text.count("\n", 0, found.start()) + 1
+    keys = [(n, key) for key, n in key_lines(text).items() if n <= line]
+    key = max(keys)[1] if keys else ""
+    c = Checker(source, text)
+    return c.fail(key, f"an integer of more than {limit} digits, far past any setting's range")
 
 
 def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
@@ -214,23 +252,15 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     name = c.collect(lambda: c.name(c.get(data, "", "name", str), "name"), "?")
     seed = c.collect(lambda: c.get(data, "", "seed", int, 0), 0)
     fmt = c.collect(lambda: _choice(c, data, "format", FORMATS, "round-robin"), "round-robin")
-    rounds = c.collect(lambda: _rounds(c, data, fmt), None)
-    deals = c.collect(lambda: _within(c, data, "deals", 2, 1, MAX_DEALS), 2)
+    rounds = c.collect(lambda: check_rounds(c, data, fmt), None)
+    deals = c.collect(lambda: within(c, data, "deals", 2, 1, MAX_DEALS), 2)
     duplicate = c.collect(lambda: c.get(data, "", "duplicate", bool, True), True)
-    workers = c.collect(lambda: _within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
+    workers = c.collect(lambda: within(c, data, "workers", 0, 0, max_workers(), "0 (one per CPU) or more"), 0)
     cluster = c.collect(lambda: _cluster(c, data), None)
-    time_limit_ms = c.collect(lambda: _within(c, data, "time_limit_ms", 1000, 1, MAX_TIME_LIMIT_MS), 1000)
-    memory_mb = c.collect(lambda: _at_least(c, data, "memory_mb", 1024, 16), 1024)
-    max_tables = c.collect(lambda: _at_least(c, data, "max_tables", 200, 1), 200)
-    store = base / c.collect(lambda: c.get(data, "", "store", str, f"runs/{name}.sqlite"), f"runs/{name}.sqlite")
-    if not store.name or store.name in (".", ".."):
-        c.errors.append(str(c.fail("store", f"{clip(str(store))} is not a file name")))
-        store = base / "runs" / "store.sqlite"
-    log = c.collect(lambda: c.get(data, "", "log", str, None), None)
-    log_path = base / log if log else store.with_suffix(".log")
-    c.collect(lambda: _writable_file(c, "store", store), None)
-    c.collect(lambda: _apart(c, "log" if log else "store", log_path, store), None)
-    c.collect(lambda: _writable_file(c, "log" if log else "store", log_path, log=True), None)
+    time_limit_ms = c.collect(lambda: within(c, data, "time_limit_ms", 1000, 1, MAX_TIME_LIMIT_MS), 1000)
+    memory_mb = c.collect(lambda: within(c, data, "memory_mb", 1024, 16, MAX_MEMORY_MB), 1024)
+    max_tables = c.collect(lambda: at_least(c, data, "max_tables", 200, 1), 200)
+    store, log_path = check_files(c, data, base, f"runs/{name}.sqlite")
 
     entrants = _entrants(c, data, base, bots)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
@@ -338,29 +368,87 @@ WORKERS_PER_CPU = 8
 #: the longest move limit (a day), for the config and every --time-limit: the hosts wait for a move in
 #: calls that overflow beyond 2**31 ms (about 24 days), which made every move a forfeit of the bot
 MAX_TIME_LIMIT_MS = 86_400_000
+#: the largest address-space limit (1 TiB): RLIMIT_AS takes it on every 64-bit system, while a typo such as
+#: 10**22 failed only in the bot's child process, blamed on the bot ("did not start: ... preexec_fn")
+MAX_MEMORY_MB = 1_048_576
+#: the most rounds (Swiss, or a balanced round robin's subset): a field of n meets whole in n - 1 rounds,
+#: so more than this only repeats meetings, and a typo of 100,000 rounds ran until someone killed it
+MAX_ROUNDS = 1000
 
 
 def max_workers() -> int:
     return WORKERS_PER_CPU * (os.cpu_count() or 1)
 
 
-def _within(c: Checker, data: dict[str, Any], key: str, default: int, low: int, high: int, words: str = "") -> int:
-    value = _at_least(c, data, key, default, low, words)
+def within(c: Checker, data: dict[str, Any], key: str, default: int, low: int, high: int, words: str = "",
+            where: str = "") -> int:
+    """An integer key from ``low`` to ``high`` (``where``: the table it is in, e.g. league.toml's
+    ``check``): every count a config gives has a ceiling, so a typo is an error, not a run without end."""
+    value = at_least(c, data, key, default, low, words, where)
     if value > high:
-        raise c.fail(key, f"must be at most {high}, not {value}")
+        raise c.fail(f"{where}.{key}" if where else key, f"must be at most {high}, not {value}")
     return value
 
 
+def check_files(c: Checker, data: dict[str, Any], base: Path, default_store: str) -> tuple[Path, Path]:
+    """``store`` and ``log`` (relative to ``base``): files a run can create, apart from each other. One
+    rule for tournament.toml and league.toml; each key's problem is collected. Checked here, before
+    anything is created: a run makes the store (and its folder) before it opens the log."""
+    store = base / c.collect(lambda: c.get(data, "", "store", str, default_store), default_store)
+    if not store.name or store.name in (".", ".."):
+        c.errors.append(str(c.fail("store", f"{clip(str(store))} is not a file name")))
+        store = base / "runs" / "store.sqlite"
+    log = c.collect(lambda: c.get(data, "", "log", str, None), None)
+    log_path = base / log if log else store.with_suffix(".log")
+    key = "log" if log else "store"
+    c.collect(lambda: _writable_file(c, "store", store), None)
+    c.collect(lambda: _log_file(c, key, log_path, store), None)
+    return store, log_path
+
+
+def _log_file(c: Checker, key: str, log: Path, store: Path) -> None:
+    """The log's checks in order, the first problem only: a log that is the store is said so, not as
+    "exists and is not a tute log"."""
+    _apart(c, key, log, store)
+    _writable_file(c, key, log, log=True)
+
+
+#: the files SQLite keeps beside a store, by the suffix of their name
+_SQLITE_FILES = {"-wal": "write-ahead log", "-shm": "shared-memory index", "-journal": "rollback journal"}
+
+
 def _apart(c: Checker, key: str, log: Path, store: Path) -> None:
-    """The log must not be the store (or a link to it): its lines would go into the store, and the
-    next run would refuse the file as not a log."""
+    """The log must be a file of its own: not the store (or a link to it), whose pages its lines would
+    break; not a folder the store is in, nor under the store (the run makes one of them a file, then
+    fails on the other); not one of SQLite's files beside the store, nor a run's lock file there."""
     try:
-        same = log.resolve() == store.resolve()
-    except (OSError, ValueError):  # a path no file can have: ``_writable_file`` says why
+        log_r, store_r = log.resolve(), store.resolve()
+    except (OSError, ValueError, RuntimeError):  # a path no file can have: ``_writable_file`` says why
         return
-    if same:
+    if log_r == store_r:
         hint = "" if key == "log" else " (the log is the store's name with .log: name the store .sqlite)"
         raise c.fail(key, f"{log} is the store and the log at once; give them different files{hint}")
+    if store_r.is_relative_to(log_r):
+        raise c.fail(key, f"{log} is the store's folder ({store}); name a file for the log")
+    if log_r.is_relative_to(store_r):
+        raise c.fail(key, f"{log} is under the store {store}, a file; name a file beside it")
+    if log_r.parent != store_r.parent:
+        return
+    for suffix, what in _SQLITE_FILES.items():
+        if log_r.name == store_r.name + suffix:
+            raise c.fail(key, f"{log} is the store's {what} (SQLite's file beside it); name another file")
+    if _is_lock_name(log_r.name, store_r):
+        raise c.fail(key, f"{log} is the name of a run's lock file beside the store; name another file")
+
+
+def _is_lock_name(name: str, store: Path) -> bool:
+    """Whether ``name`` is the lock file of some tournament of ``store`` (a league's seasons are many):
+    the part of ``RunLock``'s name that does not depend on the tournament, taken from two samples, so
+    that the lock's naming stays defined in lock.py alone."""
+    one, two = RunLock(store, "a").path.name, RunLock(store, "b").path.name
+    head = os.path.commonprefix([one, two])
+    tail = os.path.commonprefix([one[::-1], two[::-1]])[::-1]
+    return len(name) > len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
 
 
 def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
@@ -393,19 +481,25 @@ def _writable_file(c: Checker, key: str, path: Path, log: bool = False) -> None:
 LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ")
 
 
-def _at_least(c: Checker, data: dict[str, Any], key: str, default: int, low: int, words: str = "") -> int:
-    value = c.get(data, "", key, int, default)
+def at_least(c: Checker, data: dict[str, Any], key: str, default: int, low: int, words: str = "",
+              where: str = "") -> int:
+    """An integer key of at least ``low``, its error worded by ``words`` where "at least" says too little
+    (``workers``: "0 (one per CPU) or more")."""
+    value = c.get(data, where, key, int, default)
     if value < low:
-        raise c.fail(key, f"must be {words or f'at least {low}'}, not {value}")
+        raise c.fail(f"{where}.{key}" if where else key, f"must be {words or f'at least {low}'}, not {value}")
     return int(value)
 
 
-def _rounds(c: Checker, data: dict[str, Any], fmt: str) -> int | None:
+def check_rounds(c: Checker, data: dict[str, Any], fmt: str, what: str = "tournament") -> int | None:
+    """``rounds``: required for Swiss (``what`` is a tournament, or a league's season), 1 to MAX_ROUNDS."""
     rounds = c.get(data, "", "rounds", int, None)
     if rounds is not None and rounds < 1:
         raise c.fail("rounds", f"must be at least 1, not {rounds}")
+    if rounds is not None and rounds > MAX_ROUNDS:
+        raise c.fail("rounds", f"must be at most {MAX_ROUNDS}, not {rounds}")
     if fmt == "swiss" and rounds is None:
-        raise c.fail("rounds", "missing (a Swiss tournament needs its number of rounds)")
+        raise c.fail("rounds", f"missing (a Swiss {what} needs its number of rounds)")
     return rounds
 
 
@@ -459,6 +553,10 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
             if key in item:
                 raise c.fail(f"{where}.{key}", 'needs unit = "match"')
         return None
+    try:  # the cap first, on the variant's usual rule: its error names its own key, not ``match``
+        dataclasses.replace(MatchRule.default(variant), max_deals=cap)
+    except MatchError as exc:
+        raise c.fail(f"{where}.match_max_deals", str(exc)) from None
     try:
         rule = MatchRule.parse(text, cap) if text is not None else MatchRule.default(variant)
         rule = MatchRule(rule.kind, rule.target, cap)
