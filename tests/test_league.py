@@ -214,3 +214,17 @@ def test_init_draws_a_seed_no_bot_could_guess(tmp_path: Path) -> None:
 
     seeds = [load_league(init_league(tmp_path / f"l{i}", "club")).seed for i in range(3)]
     assert len(set(seeds)) == 3 and all(2 ** 32 < s < 2 ** 63 for s in seeds)
+
+
+def test_a_seasons_stored_copy_is_read_without_its_files(tmp_path: Path) -> None:
+    """The copy of league.toml a season started with is checked again when the season resumes, but its
+    store and log come from the file as it is now: a log name of the copy that is now someone's notes
+    must not stop the season."""
+    from leagues.league.config import parse_league
+    from leagues.tournament.checks import ConfigError
+
+    (tmp_path / "notes.txt").write_text("my own notes, not a log\n")
+    text = 'name = "club"\nlog = "notes.txt"\n[[variants]]\nname = "tute-2"\n'
+    with pytest.raises(ConfigError, match="notes.txt"):
+        parse_league(text, base=tmp_path)
+    assert parse_league(text, base=tmp_path, files=False).name == "club"

@@ -14,7 +14,7 @@ from arena import VARIANTS
 from arena.hosting import ISOLATIONS, TRUSTED_DISTRIBUTION, BotInfo, BotLoadError, installed_bots, load_class
 
 from leagues.tournament.compliance import check_bot, format_report
-from leagues.tournament.config import MAX_TIME_LIMIT_MS
+from leagues.tournament.config import MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT_MS
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 
@@ -87,7 +87,7 @@ def _plays_text(plays: dict[str, str] | None) -> str:
 
 @bots.command()
 @click.argument("bot")
-@click.option("--deals", "-n", default=200, show_default=True, type=click.IntRange(1),
+@click.option("--deals", "-n", default=200, show_default=True, type=click.IntRange(1, MAX_DEALS),
               help="Deals in total, split evenly over the variants (rounded down, at least one per seat).")
 @click.option("--variant", "-v", "variants", multiple=True, type=click.Choice(list(VARIANTS)),
               help="Check only these variants (repeatable; default: all presets).")
@@ -98,7 +98,7 @@ def _plays_text(plays: dict[str, str] | None) -> str:
 @click.option("--time-limit", "time_limit_ms", default=1000, show_default=True,
               type=click.IntRange(1, MAX_TIME_LIMIT_MS),
               help="Per-move limit in ms (isolated bots).")
-@click.option("--memory", "memory_mb", default=1024, show_default=True, type=click.IntRange(16),
+@click.option("--memory", "memory_mb", default=1024, show_default=True, type=click.IntRange(16, MAX_MEMORY_MB),
               help="Memory limit in MB (isolated bots).")
 @click.option("--require-reproducible", is_flag=True,
               help="Fail if a fresh instance with the same seed plays a deal differently.")

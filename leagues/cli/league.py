@@ -4,6 +4,7 @@ leagues/league/league.py; every refusal is one line on stderr and exit status 2,
 from __future__ import annotations
 
 import json
+import shlex
 import signal
 import sys
 from dataclasses import asdict
@@ -81,7 +82,7 @@ def init(directory: str, name: str | None) -> None:
         path = init_league(directory, name)
     except (LeagueError, LeagueStoreError) as exc:
         _fail(str(exc))
-    click.echo(f"wrote {path}; next: tute league submit NAME BOT -l {directory}")
+    click.echo(f"wrote {path}; next: tute league submit NAME BOT -l {shlex.quote(directory)}")
 
 
 @league.command()

@@ -124,10 +124,12 @@ def load_league(path: str | os.PathLike[str]) -> LeagueConfig:
     return parse_league(text, source=source, base=p.resolve().parent)
 
 
-def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None) -> LeagueConfig:
+def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None, files: bool = True) -> LeagueConfig:
     """Validate a league.toml's text; relative paths are taken from ``base`` (the file's folder). The
     keys a season shares with a tournament are read by tournament.toml's own checks (the same ranges,
-    ceilings and path rules), and, as there, every problem of the file is reported at once."""
+    ceilings and path rules), and, as there, every problem of the file is reported at once. Without
+    ``files`` the store and log are not looked at on disk: a season's stored copy, whose store and log
+    the league's file as it is now gives."""
     text = text[len(BOM):] if text.startswith(BOM) else text
     c = Checker(source, text)
     base = base or Path.cwd()
@@ -145,7 +147,7 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None)
     max_tables = c.collect(lambda: at_least(c, data, "max_tables", 200, 1), 200)
     divisions = c.collect(lambda: within(c, data, "divisions", 1, 1, MAX_DIVISIONS), 1)
     promote = c.collect(lambda: at_least(c, data, "promote", 1, 0), 1)
-    store, log = check_files(c, data, base, "league.sqlite")
+    store, log = check_files(c, data, base, "league.sqlite") if files else (base / "league.sqlite", base / "league.log")
     no_check: dict[str, Any] = {}
     check = c.collect(lambda: c.table(c.get(data, "", "check", dict, {}), "check", CHECK_KEYS), no_check)
     check_deals = c.collect(lambda: within(c, check, "deals", 40, 1, MAX_DEALS, where="check"), 40)

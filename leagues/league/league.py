@@ -76,7 +76,8 @@ def init_league(folder: str | os.PathLike[str], name: str | None = None) -> Path
         text = template(league_name, secrets.randbelow(SEED_RANGE))
         cfg = parse_league(text, source=str(path), base=target.resolve())
     except ConfigError as exc:
-        raise LeagueError(f"{exc} (give --name)") from None
+        hint = " (give --name)" if ": name: " in str(exc) else ""  # the folder's name would not do
+        raise LeagueError(f"{exc}{hint}") from None
     if cfg.store.exists():
         raise LeagueError(f"{cfg.store}: exists already; remove it or init another folder")
     try:
@@ -299,7 +300,7 @@ class League:
         (none of which changes a game) come from league.toml as it is now."""
         try:
             snap = parse_league(season.config, source=f"{self.cfg.store}: season {season.season}'s league.toml",
-                                base=self.cfg.store.parent)
+                                base=self.cfg.store.parent, files=False)  # where they are is today's file's say
         except ConfigError as exc:  # a copy stored before league.toml's checks were as strict as now
             raise LeagueError(f"{exc} (the copy of league.toml season {season.season} started with, checked "
                               f"again; its stored games are kept, but it cannot be finished with this copy)") from None
