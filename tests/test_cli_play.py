@@ -88,6 +88,8 @@ def test_pairs_accept_one_bot_per_side_and_options() -> None:
     (("play", "tute-2", "random", "random", "-o", "last_trick_bonus=" + "9" * 5000), "last_trick_bonus: expected int"),
     (("play", "tute-2", "random", "random", "-o", "=1"), "--option '=1': expected KEY=VALUE"),
     (("match", "random", "greedy", "-v", "tute-2", "--alpha", "0.1"), "--alpha: only with --sprt ELO0,ELO1"),
+    # a bot's spec names its seats in the records: what the records' reader refuses is refused here
+    (("play", "tute-2", "random", "python3 ./\u202ex.py"), "no control characters"),
     # which bot did not start, of the several given
     (("play", "tute-2", "random", f"{sys.executable} -c pass"), f"a bot did not start: {sys.executable} -c pass (seat 1)"),
     # a command with an unbalanced quote, wherever a bot is named

@@ -226,3 +226,14 @@ def test_a_tournament_store_is_never_made_a_league(tmp_path: Path, capsys: pytes
         code, _, err = tute(capsys, "league", *command, "-l", str(lg))
         one_line_error(code, err, "a tournament store, not a league's (check league.toml's store)")
     assert store.read_bytes() == before
+
+
+def test_init_writes_the_name_given_as_a_toml_string(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The name was written between quotes as it was: a quote and a newline in it wrote keys of their
+    own into league.toml (a log anywhere). Written escaped, it is the name given, or refused."""
+    code, _, err = tute(capsys, "league", "init", str(tmp_path / "a"), "--name", 'x"#')
+    assert code == 0, err
+    assert load_league(tmp_path / "a" / "league.toml").name == 'x"#'
+    code, _, err = tute(capsys, "league", "init", str(tmp_path / "b"), "--name", 'pwn"\nlog="/tmp/injected.log"\n#')
+    one_line_error(code, err, "name:", "must be non-empty, without '/' or spaces")
+    assert not (tmp_path / "b").exists()

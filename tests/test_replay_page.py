@@ -253,3 +253,26 @@ def test_text_contrast_is_at_least_aa_and_the_page_fits_a_phone(variant: str, wa
             page.screenshot(path=str(shot))
             assert shot.stat().st_size > 10_000
             assert page.errors == []
+
+
+@pytest.mark.parametrize("variant", ["tute-2", "subastado"])
+def test_long_names_wrap_and_the_speed_keys_stay_on_the_list(variant: str, tmp_path: Path) -> None:
+    """A seat name of 100 characters without a space (an entrant may have one) made the list of tricks
+    1,600 px wide and the page scroll sideways; + and - went to 8x and 0.25x, which the speed list did
+    not have, and left it blank."""
+    v = get_variant(variant)
+    names = [f"{'abcdefghij' * 10}{s}" for s in range(v.players)]
+    rec = play_game(v, shuffled_deck(v, 3), 0, [RandomBot(seed=s) for s in range(v.players)], game_id="t/long",
+                    seed=3, names=names)
+    path = write(tmp_path, rec)
+    with browser() as b:
+        for width in (1280, 390):
+            page = b.new_page(width, 800)
+            for at in ("12", "end"):
+                page.open(path, at)
+                assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, at)
+        for key, shown in (("+", ["2", "4", "8", "8"]), ("-", ["4", "2", "1", "0.5", "0.25", "0.25"])):
+            for want in shown:
+                page.keyboard.press(key)
+                assert page.evaluate("document.getElementById('speed').value") == want, (key, want)
+        assert page.errors == []

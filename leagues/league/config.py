@@ -11,6 +11,7 @@ A season snapshots the file's text when it starts and finishes with that snapsho
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,7 +199,7 @@ def template(name: str, seed: int = 0) -> str:
     commented (the rest, such as ``rounds`` or the rating's ``mu``, keep their defaults unwritten), and
     the ``seed`` it is given (``init`` draws a random one: the key to every deal, docs/leagues.md)."""
     return f'''# A tute-arena league: every key is described in docs/leagues.md.
-name = "{name}"
+name = {json.dumps(name, ensure_ascii=False)}
 seed = {seed}  # the key to every deal: a bot that knew it could rebuild the decks, so keep it private
 format = "round-robin"      # or "swiss" (then set rounds)
 deals = 50                  # deck orders per pairing, each played once per seat rotation (a season of 3

@@ -21,7 +21,8 @@ from leagues.records.wording import PHRASES, Words
 
 _CSS = """
 *{box-sizing:border-box}[hidden]{display:none!important}
-body{font-family:system-ui,sans-serif;background:#0b5d2a;color:#f4f4f4;margin:0;padding:12px 16px;line-height:1.35}
+body{font-family:system-ui,sans-serif;background:#0b5d2a;color:#f4f4f4;margin:0;padding:12px 16px;line-height:1.35;
+ overflow-wrap:anywhere}
 a{color:#ffe27a}
 h1{font-size:18px;margin:0 0 6px}
 .bar{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin:6px 0}
@@ -51,6 +52,7 @@ button,select{font-size:15px;padding:4px 10px;border-radius:6px;border:0;backgro
 .panel h2{font-size:15px;margin:0 0 6px}
 .tricks{width:100%;border-collapse:collapse;font-size:13px}
 .tricks td,.tricks th{padding:2px 4px;text-align:left;border-bottom:1px solid #0b5d2a}
+.tricks th,.tricks td:first-child,.tricks td:last-child{white-space:nowrap;overflow-wrap:normal}
 .tricks tr.done{cursor:pointer}.tricks tr.done:hover{background:#0b5d2a}
 .tricks tr.future{color:#9fbfa8}
 .tricks tr.now{background:#f4f4f4;color:#111}
@@ -240,8 +242,9 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <button id="next" title="&#x2192;" aria-label="{e(ui['next'])}">&#x25B6;</button>
 <button id="last" title="End" aria-label="{e(ui['last'])}">&#x25B6;|</button>
 <button id="play">&#x25B6; {e(ui['play'])}</button>
-<label>{e(ui['speed'])} <select id="speed"><option value="0.5">0.5&#xD7;</option><option value="1" selected>1&#xD7;</option>
-<option value="2">2&#xD7;</option><option value="4">4&#xD7;</option></select></label></div>
+<label>{e(ui['speed'])} <select id="speed"><option value="0.25">0.25&#xD7;</option><option value="0.5">0.5&#xD7;</option>
+<option value="1" selected>1&#xD7;</option><option value="2">2&#xD7;</option><option value="4">4&#xD7;</option>
+<option value="8">8&#xD7;</option></select></label></div>
 <p class="keys" id="keys">{keys}</p>
 <div class="bar info"><span>{e(ui['trump'])}: <b id="trump"></b></span><span id="faceup" class="bar"></span>
 <span id="pile">{e(ui['pile'])}: <b id="stock"></b></span><span>{e(ui['score'])}: <b id="score"></b></span>
