@@ -20,9 +20,10 @@ _CARD_NAMES = frozenset(NAMES)
 #: the characters no name may hold, wherever names come from (a record, a config, a league): the C0 and
 #: C1 controls and DEL, which a terminal acts on (U+009B begins an escape sequence as ESC [ does); the
 #: bidirectional marks, embeddings, overrides and isolates, which reorder the text shown around them;
-#: and the invisible ones (soft hyphen, zero widths, word joiner, byte-order mark), which make two
-#: names that look alike differ
-CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+#: the invisible ones (soft hyphen, zero widths, word joiner, byte-order mark), which make two names
+#: that look alike differ; and lone surrogates, which are no text (a byte that is not UTF-8, from a
+#: command line), and which no file or page can write
+CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
 #: the longest id and seat name a record may carry
 ID_MAX = 300
 SEED_LIMIT = 2 ** 63

@@ -76,6 +76,9 @@ def test_refusals_are_one_line_and_store_nothing(tmp_path: Path, capsys: pytest.
         (["a/b", "greedy"], "entrant name 'a/b'"),
         (["a\x01b", "greedy"], "control characters"),
         (["a\u202eb", "greedy"], "control characters"),
+        (["a\udcffb", "greedy"], "control characters"),  # a byte that is not UTF-8 on the command line
+        (["x", "greedy", "--owner", "a\udcffb"], "--owner 'a\\udcffb': up to 100 characters, without control"),
+        (["x", "greedy", "--owner", "\u202eowner"], "--owner"),
         (["x", "greedy", "--params", "[1]"], "--params '[1]': expected a JSON object"),
         (["x", "greedy", "--params", '{"a":' * 5000 + "1" + "}" * 5000], "not JSON a bot can take"),
         (["x", "random", "--params", '{"bogus": 1}'], "cannot construct"),

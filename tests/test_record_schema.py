@@ -45,6 +45,8 @@ MUTATIONS = [
     ("control id", lambda d: d.update(id="a\x00b"), "id"),
     ("C1 control id", lambda d: d.update(id="a\x9b2Jb"), "id: must not hold control characters"),
     ("bidi override seat", lambda d: d["seats"].__setitem__(0, "a\u202eb"), "seats[0]: must not hold control characters"),
+    # valid JSON (\ud800), but no text: replay pages and terminals could not write it
+    ("lone surrogate seat", lambda d: d["seats"].__setitem__(0, "a\ud800b"), "seats[0]: must not hold control characters"),
     ("dealer", lambda d: d.update(dealer=9), "dealer"),
     ("action seat", lambda d: d["actions"][0].__setitem__(0, "0"), "actions[0]"),
     ("points", lambda d: d["result"].update(points=[1, 2]), "result.points"),

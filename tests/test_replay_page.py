@@ -275,4 +275,9 @@ def test_long_names_wrap_and_the_speed_keys_stay_on_the_list(variant: str, tmp_p
             for want in shown:
                 page.keyboard.press(key)
                 assert page.evaluate("document.getElementById('speed').value") == want, (key, want)
+        # the browser's own keys (Ctrl+- zooms out, Alt+Left goes back) are not the page's
+        page.open(path, "5")
+        for chord in ("Control+ArrowRight", "Alt+ArrowLeft", "Control+Minus", "Meta+ArrowRight"):
+            page.keyboard.press(chord)
+        assert shown_step(page) == 5 and page.evaluate("document.getElementById('speed').value") == "1"
         assert page.errors == []

@@ -145,6 +145,8 @@ class League:
         if isolation not in ISOLATIONS:
             raise LeagueError(f"--isolation: must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
         owner = owner or _whoami()
+        if not owner or CONTROL.search(owner) or len(owner) > 100:  # shown in every table and the report
+            raise LeagueError(f"--owner {clip(owner)}: up to 100 characters, without control characters")
         params = dict(params or {})
         existing = self.db.entrant(name)
         if existing is not None and not update:

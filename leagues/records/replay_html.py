@@ -192,7 +192,7 @@ $("last").onclick = () => { stop(); show(N); };
 $("play").onclick = play;
 $("speed").onchange = e => setSpeed(parseFloat(e.target.value));
 document.addEventListener("keydown", e => {
-  if (e.target.tagName === "SELECT") return;
+  if (e.target.tagName === "SELECT" || e.ctrlKey || e.altKey || e.metaKey) return;  // the browser's own keys
   if (e.key === "ArrowLeft") { stop(); show(at - 1); }
   else if (e.key === "ArrowRight") { stop(); show(at + 1); }
   else if (e.key === "Home") { stop(); show(0); }
