@@ -340,3 +340,31 @@ def test_a_long_non_ascii_name_runs(tmp_path: Path) -> None:
             "try:\n    RunLock(Path(sys.argv[1]), sys.argv[2]).__enter__()\nexcept LockedError:\n    sys.exit(7)"),
             str(tmp_path / "store.sqlite"), name], capture_output=True, text=True, timeout=60)
         assert other.returncode == 7, other.stderr
+
+
+def test_an_interrupted_run_exits_though_a_killed_worker_held_the_log_queue(tmp_path: Path) -> None:
+    """A worker killed while it wrote to the run's log queue keeps the queue's lock: the parent's last
+    records wait behind it, and the interpreter's exit joined that wait for ever (a hang after
+    'interrupted', seen once in 25 Ctrl-C). The interrupted run lets them go."""
+    code = (
+        "import logging, sys\n"
+        "from leagues.tournament.runner import _install_log, _remove_log\n"
+        "handler = _install_log(sys.argv[1])\n"
+        "handler.queue._wlock.acquire()  # as a worker killed in the middle of a put leaves it\n"
+        "logging.getLogger('t').warning('interrupted')  # the parent's record: its feeder waits on the lock\n"
+        "_remove_log(handler, interrupted=True)\n")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "run.log")], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_store_reached_through_a_symlink_takes_the_same_lock(tmp_path: Path) -> None:
+    """The lock was named after the store's path as spelled: through a symlink a second run of the same
+    tournament took another lock, and with --new deleted the first one's games under it."""
+    from leagues.tournament.lock import lock_path
+
+    (tmp_path / "store.sqlite").write_bytes(b"")
+    (tmp_path / "alias.sqlite").symlink_to(tmp_path / "store.sqlite")
+    (tmp_path / "sub").mkdir()
+    assert lock_path(tmp_path / "alias.sqlite", "t") == lock_path(tmp_path / "store.sqlite", "t") \
+        == lock_path(tmp_path / "sub" / ".." / "store.sqlite", "t")

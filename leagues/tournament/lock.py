@@ -29,7 +29,9 @@ NAME_BYTES = 200
 
 def lock_path(store: Path, tournament: str) -> Path:
     """``<store>.<tournament>.lock`` beside the store (the name quoted: a league's is club/s1), or, where
-    that is too long a file name, the store's name cut short and a hash of both."""
+    that is too long a file name, the store's name cut short and a hash of both. Beside the file itself:
+    a store reached through a symlink, or by another spelling of its path, takes the same lock."""
+    store = store.resolve()
     name = f"{store.name}.{quote(tournament, safe='')}.lock"
     if len(os.fsencode(name)) > NAME_BYTES:
         digest = hashlib.sha256(f"{store.name}/{tournament}".encode()).hexdigest()[:24]

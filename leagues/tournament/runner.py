@@ -509,7 +509,13 @@ def _install_log(path: os.PathLike[str] | str) -> MultiProcessingHandler:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     fh = _LogFile(path, encoding="utf-8")
     fh.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
-    handler = MultiProcessingHandler("tute-log", sub_handler=fh)
+    # Ctrl-C held off while the handler is built: one caught between its thread's creation and start
+    # left a handler that logging's exit could not close (a traceback after 'aborted')
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        handler = MultiProcessingHandler("tute-log", sub_handler=fh)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
     root = logging.getLogger()
     root.addHandler(handler)
     if root.level > logging.INFO or root.level == logging.NOTSET:
@@ -526,6 +532,9 @@ def _remove_log(handler: MultiProcessingHandler, *, interrupted: bool = False) -
         handler._is_closed = True
         handler._receive_thread.join(0.5)
         handler.sub_handler.close()
+        # a worker killed while it wrote to the queue keeps its lock: the parent's own records could then
+        # never be sent, and the exit, which waits for them, never came (a hang after 'interrupted')
+        handler.queue.cancel_join_thread()
     else:
         # the receiving thread looks for the close only between records or every 0.2 s: wake it
         handler._is_closed = True
