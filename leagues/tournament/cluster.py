@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import signal
 from typing import Any, Iterable, Iterator
 
 from leagues.tournament.batching import batch_size, updated_rate
@@ -104,8 +105,14 @@ class ClusterExecutor:
                 # its own logs only when critical: a worker's heartbeat that meets the scheduler closing
                 # first logs an ERROR with a traceback at the end of a good run; the run's own failures
                 # come back as results or as the runner's errors, and the games' logs are forwarded below
-                self.cluster = d.LocalCluster(n_workers=local, threads_per_worker=1, processes=True,
-                                              dashboard_address=None, silence_logs=logging.CRITICAL)
+                # its processes start with Ctrl-C ignored (kept across their exec): the terminal sends it to
+                # the whole group, and each printed a traceback of its own; the run stops them itself
+                previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+                try:
+                    self.cluster = d.LocalCluster(n_workers=local, threads_per_worker=1, processes=True,
+                                                  dashboard_address=None, silence_logs=logging.CRITICAL)
+                finally:
+                    signal.signal(signal.SIGINT, previous)
                 self.client = d.Client(self.cluster)
             else:
                 self.client = d.Client(where, timeout=CONNECT_SECONDS)
