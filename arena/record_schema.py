@@ -45,15 +45,24 @@ def _int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def text_problem(value: str, limit: int = ID_MAX) -> str | None:
+    """What keeps ``value`` from being a record's id or seat name, or None: what writes a seat name
+    (``tute play``'s bot specs) asks it before a game, so that its records read back."""
+    if len(value) > limit:
+        return f"longer than {limit} characters"
+    if CONTROL.search(value):
+        return "must not hold control characters"
+    return None
+
+
 def _text(value: Any, field: str, *, empty: bool = False, limit: int = ID_MAX) -> str:
     if not isinstance(value, str):
         raise _fail(field, "expected a string", value)
     if not value and not empty:
         raise _fail(field, "must not be empty")
-    if len(value) > limit:
-        raise _fail(field, f"longer than {limit} characters")
-    if CONTROL.search(value):
-        raise _fail(field, "must not hold control characters", value)
+    problem = text_problem(value, limit)
+    if problem is not None:
+        raise _fail(field, problem, value)  # the value clipped to 60 characters
     return value
 
 

@@ -22,7 +22,7 @@ from arena import VARIANTS, BotFailure, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
-from arena.record_schema import CONTROL, ID_MAX
+from arena.record_schema import ID_MAX, text_problem
 
 from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interrupt_once
 from leagues.cli.style import CHOICES, redraw
@@ -184,7 +184,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     lineup = Lineup(tuple(specs), tuple(json.loads(p) for p in seat_params), isolation, time_limit_ms)
     names = [f"{spec}" for spec in specs]
     for spec in dict.fromkeys(specs):  # each names its seats in the records, which must read back
-        if CONTROL.search(spec) or len(spec) > ID_MAX:
+        if text_problem(spec) is not None:
             raise UserError(f"bot {spec[:80]!r}: names its seat in the records, so at most {ID_MAX} characters and "
                             f"no control characters")
     log_file = _play_log(records, log_path)

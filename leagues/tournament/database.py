@@ -61,7 +61,7 @@ def peek_tables(path: Path) -> set[str]:
     if not path.is_file():
         return set()
     try:
-        db = sqlite3.connect("file:" + quote(str(path.resolve())) + "?mode=ro", uri=True, timeout=READ_TIMEOUT)
+        db = _open("file:" + quote(str(path.resolve())) + "?mode=ro")
         try:
             return table_names(db)
         finally:
