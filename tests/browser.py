@@ -19,6 +19,11 @@ def chromium_path() -> str | None:
     return found
 
 
+def plain(text: str) -> str:
+    """``text`` without the invisible marks that isolate each name's direction (U+2068, U+2069)."""
+    return text.replace("\u2068", "").replace("\u2069", "")
+
+
 class Page:
     """A Playwright page plus everything the page said on its console or threw."""
 
@@ -40,7 +45,9 @@ class Page:
         return self
 
     def text(self, selector: str) -> str:
-        return self.page.locator(selector).first.inner_text()
+        """The text as a reader sees it: without the invisible marks that isolate each name's direction
+        (U+2068 and U+2069; ``tests/test_replay_page.py`` checks them apart)."""
+        return plain(self.page.locator(selector).first.inner_text())
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.page, name)

@@ -19,7 +19,7 @@ from bots.random_bot import RandomBot
 from leagues.records.replay_html import replay_page
 from leagues.records.wording import suit_word
 
-from browser import CONTRAST, browser
+from browser import CONTRAST, browser, plain
 
 ACTING = {"play", "declare", "deal_tute", "auction", "trump", "exchange"}
 
@@ -76,7 +76,7 @@ def check_frame(page: Any, rec: GameRecord, st: GameState, index: int) -> None:
     assert len(rows) == len(st.tricks)
     for row, (leader, cards, winner) in zip(rows, st.tricks):
         order = st.trick_order(leader)
-        assert row[1] == rec.seats[leader] and row[3] == rec.seats[winner]
+        assert plain(row[1]) == rec.seats[leader] and plain(row[3]) == rec.seats[winner]
         assert row[2].split() == [NAMES[c] for c in cards], (index, row)
         assert len(order) == len(cards)
     # the table: each card under the seat that played it
@@ -232,7 +232,7 @@ def test_nothing_from_a_record_runs_as_script_and_names_show_as_typed(tmp_path: 
             for s, name in enumerate(HOSTILE):
                 assert page.text(f"#seat-{s} .label").startswith(name)
             assert "<img src=x" in page.text("#result")
-            assert page.title().startswith("tute-arena: game </script>")
+            assert plain(page.title()).startswith("tute-arena: game </script>")
             assert page.errors == []
 
 
@@ -280,4 +280,39 @@ def test_long_names_wrap_and_the_speed_keys_stay_on_the_list(variant: str, tmp_p
         for chord in ("Control+ArrowRight", "Alt+ArrowLeft", "Control+Minus", "Meta+ArrowRight"):
             page.keyboard.press(chord)
         assert shown_step(page) == 5 and page.evaluate("document.getElementById('speed').value") == "1"
+        assert page.errors == []
+
+
+RTL = "\u05d0\u05d1\u05d2"  # three Hebrew letters: a name in a right-to-left script
+
+#: the left edges, as drawn, of the seat's name and of the first digit after it in its label
+EDGES_JS = """seat => {
+  const label = document.querySelector('#seat-' + seat + ' .label');
+  const nodes = [...label.childNodes].filter(n => n.nodeType === Node.TEXT_NODE);
+  const at = (node, i, j) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, j);
+                               return r.getBoundingClientRect().left; };
+  const name = nodes[0], rest = nodes[1];
+  const digit = rest.textContent.search(/[0-9]/);
+  const start = name.textContent.indexOf('\u05d0');
+  return [at(name, start, start + 3), at(rest, digit, digit + 1)];
+}"""
+
+
+def test_a_right_to_left_name_keeps_the_words_and_numbers_after_it_in_place(tmp_path: Path) -> None:
+    """Without isolation a Hebrew name carried the " · 12 points" after it into its own direction: the
+    label read "12 · <name> points", the number drawn left of the name it follows. Each name (and the
+    game id, and a bot's words in a result) is laid out on its own now."""
+    v = get_variant("tute-2")
+    rec = play_game(v, shuffled_deck(v, 5), 0, [RandomBot(seed=1), RandomBot(seed=2)], game_id=f"t/{RTL}",
+                    seed=5, names=[RTL, "greedy"])
+    assert rec.result.points[0] > 0
+    path = write(tmp_path, rec)
+    with browser() as b:
+        page = b.new_page().open(path, "end")
+        name_left, digit_left = page.evaluate(EDGES_JS, 0)
+        assert name_left < digit_left, (name_left, digit_left)
+        label = page.locator("#seat-0 .label").first.text_content()
+        assert label.startswith(f"\u2068{RTL}\u2069 · ")
+        assert f"\u2068t/{RTL}\u2069" in page.title()
+        assert plain(page.text("#seat-0 .label")).startswith(f"{RTL} · {rec.result.points[0]} ")
         assert page.errors == []

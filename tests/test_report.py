@@ -238,3 +238,39 @@ def test_anchors_and_file_names_never_collide() -> None:
     assert _slug("~a") != _slug("\u07ea") and _slug("a;") != _slug("a~3b;")
     assert _file_name("a__b", "c") != _file_name("a", "b__c")
     assert len(_file_name("ñ" * 64, "€" * 64)) < 120
+
+
+RTL = "\u05d0\u05d1\u05d2"  # three Hebrew letters: a name in a right-to-left script
+
+#: the left edges, as drawn, of the first Hebrew letter and of the first digit in an element's text
+NAME_THEN_DIGIT_JS = """el => {
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const edge = re => { walk.currentNode = el;
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) { const i = n.textContent.search(re);
+      if (i >= 0) { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1);
+                    return r.getBoundingClientRect().left; } }
+    return null; };
+  return [edge(/[\u05d0-\u05ea]/), edge(/[0-9]/)];
+}"""
+
+
+def test_a_right_to_left_name_keeps_the_text_after_it_in_place(tmp_path: Path) -> None:
+    """A league or an entrant named in a right-to-left script drew "<league>: 4 games together" as
+    "4 :<league> games together" on a pair's page; names in running text are isolated (``bdi``)."""
+    folder = tmp_path / "league"
+    folder.mkdir()
+    write_league(folder, RTL)
+    with League.open(folder) as lg:
+        lg.submit(RTL + "1", "random", owner=RTL, params={"seed": 1})
+        lg.submit("greedy", "greedy", owner="ana")
+        lg.play_season(quiet=True)
+        out = tmp_path / "report"
+        write_report(lg, out, replays=1)
+    pair = next((out / "pairs").glob("*.html"))
+    assert f"<bdi>{RTL}1</bdi>" in (out / "index.html").read_text()
+    with browser() as b:
+        page = b.new_page(1280, 800).open(pair)
+        name_left, digit_left = page.locator("p.muted").first.evaluate(NAME_THEN_DIGIT_JS)
+        assert name_left is not None and digit_left is not None
+        assert name_left < digit_left, (name_left, digit_left)
+        assert page.errors == []

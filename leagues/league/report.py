@@ -32,7 +32,7 @@ from leagues.league.rating import HistoryRow, Standing, history, rating_view, st
 from leagues.tournament.terminal import plural
 from leagues.league.store import LeagueStore, RatingRow, Season, Version
 from leagues.records.replay_html import replay_page
-from leagues.records.wording import result_of
+from leagues.records.wording import isolated, result_of
 from leagues.tournament.tally import HeadToHead, head_to_head
 from leagues.tournament.store import GameRow, Store
 
@@ -82,6 +82,13 @@ a{color:#0b4f8a}
 def _e(x: object) -> str:
     """Everything that reaches the page goes through here (text and attribute values alike: quotes too)."""
     return html.escape(str(x), quote=True)
+
+
+def _name(x: object) -> str:
+    """A name (an entrant's, an owner's, the league's) in running text: escaped, and isolated so that one
+    in a right-to-left script does not reorder the words and numbers around it (``bdi``; in a tooltip,
+    which holds no markup, ``isolated``'s marks)."""
+    return f"<bdi>{_e(x)}</bdi>"
 
 
 def _slug(text: str) -> str:
@@ -208,7 +215,7 @@ def _standings_table(table: Sequence[Standing], divisions: bool, gone: AbstractS
     for s in table:
         note = "" if s.played else ' <span class="muted">(not played yet)</span>'
         note += f" {_withdrawn_tag()}" if s.entrant in gone else ""
-        cells = [str(s.rank), f'<a href="#entrant-{_e(_slug(s.entrant))}">{_e(s.entrant)}</a>{note}', str(s.version)]
+        cells = [str(s.rank), f'<a href="#entrant-{_e(_slug(s.entrant))}">{_name(s.entrant)}</a>{note}', str(s.version)]
         if divisions:
             cells.append(_e(s.division or "-"))
         cells += [f"{s.rating:.2f}", _interval(s.mu, s.sigma), _signed(s.change), str(s.games),
@@ -261,7 +268,7 @@ def _variant_tables(db: LeagueStore, cfg: LeagueConfig, current: Sequence[Standi
         lines = variant_table(rows, label, current, cfg, upto)
         out.append(f'<h3 id="variant-{_e(_slug(label))}">{_e(label)}</h3>')
         out.append(_table(["rank", "entrant", "rating", "mu ± 2σ", "games", "W-D-L"], [
-            [str(i + 1), _e(v.entrant) + ("" if v.played else ' <span class="muted">(not played yet)</span>'),
+            [str(i + 1), _name(v.entrant) + ("" if v.played else ' <span class="muted">(not played yet)</span>'),
              f"{v.rating:.2f}", _interval(v.mu, v.sigma), str(v.games), f"{v.wins}-{v.draws}-{v.losses}"]
             for i, v in enumerate(lines)], "variant"))
     return out
@@ -315,7 +322,7 @@ def rating_chart(histories: dict[str, list[HistoryRow]], seasons: int, names: Se
         parts += _chart_entrant(n, histories[n], colour, dash, x, y)
         tag = f" {_withdrawn_tag()}" if n in gone else ""
         style = f'border-color:{colour};border-top-style:{"dashed" if dash else "solid"}'
-        legend.append(f'<li><span class="swatch" style="{style}"></span>{_e(n)}{tag}</li>')
+        legend.append(f'<li><span class="swatch" style="{style}"></span>{_name(n)}{tag}</li>')
     parts.append("</svg>")
     return f'<div class="scroll">{"".join(parts)}</div><ul class="legend">{"".join(legend)}</ul>'
 
@@ -331,7 +338,7 @@ def _chart_entrant(n: str, rows: Sequence[HistoryRow], colour: str, dash: str, x
            f'stroke-width="2" stroke-dasharray="{dash}"><title>{_e(n)}</title></polyline>']
     for i, r in enumerate(rows):
         out.append(f'<circle cx="{x(r.season):.1f}" cy="{y(r.mu):.1f}" r="3" fill="{colour}"><title>'
-                   f'{_e(n)}, season {r.season}, version {r.version}: mu {r.mu:.2f} ± {BAND * r.sigma:.2f}'
+                   f'{_e(isolated(n))}, season {r.season}, version {r.version}: mu {r.mu:.2f} ± {BAND * r.sigma:.2f}'
                    f'</title></circle>')
         if i > 0 and r.version != rows[i - 1].version:
             out.append(f'<text class="version" x="{x(r.season):.1f}" y="{y(r.mu) - 8:.1f}" font-size="12" '
@@ -349,9 +356,9 @@ def _entrants(db: LeagueStore, everyone: Sequence[Standing]) -> str:
         mine = [v for v in versions if v.entrant == s.entrant]
         vlist = "".join(f"<li>v{v.version}: <code>{_e(public_bot(v))}</code> · sha256 {_e(v.plugin_hash[:12])} · "
                         f"{datetime.fromtimestamp(v.submitted).strftime('%Y-%m-%d')}</li>" for v in mine)
-        out.append(f'<div class="entrant" id="entrant-{_e(_slug(s.entrant))}"><h3>{_e(s.entrant)}'
+        out.append(f'<div class="entrant" id="entrant-{_e(_slug(s.entrant))}"><h3>{_name(s.entrant)}'
                    f'{"" if s.active else " " + _withdrawn_tag()}</h3>'
-                   f'<div class="muted">owner {_e(ent.owner if ent else "?")}</div><ul>{vlist}</ul></div>')
+                   f'<div class="muted">owner {_name(ent.owner if ent else "?")}</div><ul>{vlist}</ul></div>')
     return "".join(out)
 
 
@@ -374,7 +381,7 @@ def _matrix(names: Sequence[str], h2h: dict[tuple[str, str], HeadToHead], pages:
             else:
                 text = f"{x.score:.2f} ±{x.half_width:.2f}"
                 key = (a, b) if a < b else (b, a)
-                label = _e(f"{a} against {b}: {x.score:.3f} ± {x.half_width:.3f} over {x.blocks} deals")
+                label = _e(f"{isolated(a)} against {isolated(b)}: {x.score:.3f} ± {x.half_width:.3f} over {x.blocks} deals")
                 cells.append(f'<a href="{_e(_pair_file(*key))}" title="{label}">{text}</a>' if key in pages
                              else f'<span title="{label}">{text}</span>')
         rows.append(cells)
@@ -420,13 +427,13 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
         for g in gs:
             shown = (f'<a href="../{_e(replays[g.id])}">replay</a>' if g.id in replays
                      else f"<code>{_e(_replay_command(games.store_name, g.id))}</code>")
-            result = scrub(result_of(g.result, g.seats, games.teams[g.variant]), games.local)
+            result = scrub(result_of(g.result, g.seats, games.teams[g.variant], isolate=True), games.local)
             lines.append([_e(g.id), _e(g.variant), str(g.round), _e(result), shown])
         more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>'
                 f'{_e(f"tute games --entrant {shlex.quote(a)} --store {shlex.quote(games.store_name)}")}</code> '
                 f"lists them all.</p>" if counts[(a, b)] > len(gs) else "")
-        body = (f'<p><a href="../index.html">back to the report</a></p><h1>{_e(a)} and {_e(b)}</h1>'
-                f'<p class="muted">{_e(league)}: {counts[(a, b)]} games together. A game without a replay page '
+        body = (f'<p><a href="../index.html">back to the report</a></p><h1>{_name(a)} and {_name(b)}</h1>'
+                f'<p class="muted">{_name(league)}: {counts[(a, b)]} games together. A game without a replay page '
                 f"here is shown by the command given, run in the league's folder.</p>{more}"
                 + _table(["game", "variant", "round", "result", "replay"], lines, "games", name_col=0,
                          text_cols=(3, 4)))
@@ -562,7 +569,7 @@ def _season(db: LeagueStore, cfg: LeagueConfig, season: Season, pages: Sequence[
             divisions: bool, gone: AbstractSet[str]) -> str:
     """A past season: its table as it ended, and links to its replay pages."""
     table = standings(db, cfg, as_of=season.season)
-    links = "".join(f'<li><a href="{_e(rel)}">{_e(" v ".join(g.units))}</a> '
+    links = "".join(f'<li><a href="{_e(rel)}">{" v ".join(map(_name, g.units))}</a> '
                     f'<span class="muted">{_e(g.variant)}, round {g.round}, {_e(g.id)}</span></li>'
                     for g, rel in pages)
     when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")

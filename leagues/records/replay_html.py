@@ -216,9 +216,9 @@ def _ui_text(words: Words) -> dict[str, str]:
 def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", back: str | None = None) -> str:
     """The whole page as a string (the caller writes it); ``back`` is the relative link to the report
     the page belongs to, if any."""
-    words = Words.of(record.seats, lang)
+    words = Words.of(record.seats, lang, isolate=True)
     ui = _ui_text(words)
-    fr = frames(record, seat, lang)
+    fr = frames(record, seat, lang, isolate=True)
     tricks = [asdict(f.won) for f in fr if f.won is not None]
     variant = record.rules()
     data = {"id": record.id, "variant": record.variant, "labels": list(words.labels), "teams": record.teams,
@@ -227,8 +227,8 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
             "pair_tricks": variant.trump_rule == "pair_tricks", "sit_out": record.result.sit_out}
     payload = (json.dumps(data, ensure_ascii=False, separators=(",", ":"))
                .replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
-    title = words("seen_by", id=record.id or "-", who=words.who(seat)) if seat is not None else words(
-        "game", id=record.id or "-")
+    gid = words.free(record.id or "-")
+    title = words("seen_by", id=gid, who=words.who(seat)) if seat is not None else words("game", id=gid)
     title = f"{title} · {record.variant}"
     e = html.escape
     link = f'<a id="back" href="{e(back)}">{e(ui["back"])}</a>' if back else ""

@@ -62,10 +62,11 @@ class Frame:
     tags: list[str] = field(default_factory=list)  # e.g. "trick" where a trick ended (for --step)
 
 
-def frames(record: GameRecord, seat: int | None = None, lang: str = "en") -> list[Frame]:
+def frames(record: GameRecord, seat: int | None = None, lang: str = "en", isolate: bool = False) -> list[Frame]:
     """Every frame of ``record``: the deal, then one per recorded action. Raises ReplayError if the
-    record is not true to the rules (the replay is the verification)."""
-    words = Words.of(record.seats, lang)
+    record is not true to the rules (the replay is the verification). ``isolate``: names as a page
+    shows them (``Words.of``)."""
+    words = Words.of(record.seats, lang, isolate)
     variant = record.rules()
     out: list[Frame] = []
     state: GameState | None = None

@@ -151,6 +151,18 @@ def suit_word(suit: int | str, lang: str = "en") -> str:
     return SUIT_WORDS[lang][suit]
 
 
+#: Unicode's first-strong isolate and pop directional isolate: a name between them is laid out on its
+#: own, so a right-to-left name does not carry the words and numbers around it into its direction (a
+#: Hebrew name followed by " · 12 points" drew the 12 left of the name); a name itself may hold no
+#: bidi control (``arena.record_schema.CONTROL``), so these are always the page's own
+FSI, PDI = "\u2068", "\u2069"
+
+
+def isolated(text: str) -> str:
+    """``text`` as one isolated run in the page's text (see ``FSI``)."""
+    return f"{FSI}{text}{PDI}"
+
+
 def seat_labels(names: Sequence[str], lang: str = "en") -> list[str]:
     """How each seat is called: its bot's name, with the seat number where two seats share a name."""
     p = PHRASES[lang]
@@ -163,10 +175,18 @@ class Words:
     lang: str
     labels: tuple[str, ...]
     names: tuple[str, ...] = ()
+    isolate: bool = False
 
     @classmethod
-    def of(cls, names: Sequence[str], lang: str = "en") -> "Words":
-        return cls(lang, tuple(seat_labels(names, lang)), tuple(names))
+    def of(cls, names: Sequence[str], lang: str = "en", isolate: bool = False) -> "Words":
+        """``isolate``: every name, and every text a bot wrote, between ``FSI`` and ``PDI`` (for a page;
+        a terminal may show the two marks, so the text replay goes without)."""
+        shown = [isolated(n) for n in names] if isolate else list(names)
+        return cls(lang, tuple(seat_labels(shown, lang)), tuple(shown), isolate)
+
+    def free(self, text: str) -> str:
+        """Text from a bot (a forfeit's detail), isolated as a name is."""
+        return isolated(text) if self.isolate else text
 
     def __call__(self, key: str, **kw: object) -> str:
         return str(PHRASES[self.lang][key]).format(**kw)
@@ -210,7 +230,7 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
         f = result.forfeit
         rest = w("forfeit_rest", win=win(), score=score)
         reason = PHRASES[w.lang].get(f.reason, f.reason)
-        return w("forfeit", who=w.who(f.seat), reason=reason, detail=f.detail or "-", rest=rest)
+        return w("forfeit", who=w.who(f.seat), reason=reason, detail=w.free(f.detail) if f.detail else "-", rest=rest)
     if result.match is not None:  # said by what decided it, not by the points over its deals
         measure, values = decided_by(result.match)
         listed = ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))  # a failed bid: -60
@@ -250,7 +270,7 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
 
 
 def result_of(result: GameResult, names: Sequence[str], teams: Sequence[Sequence[int]], lang: str = "en",
-              limit: int = 100) -> str:
-    """``result_text`` for a game known by its seat names (``tute games``)."""
-    return result_text(result, teams, Words.of(names, lang), limit)
+              limit: int = 100, isolate: bool = False) -> str:
+    """``result_text`` for a game known by its seat names (``tute games``; ``isolate`` for a page)."""
+    return result_text(result, teams, Words.of(names, lang, isolate), limit)
 
