@@ -240,3 +240,36 @@ def test_init_writes_the_name_given_as_a_toml_string(tmp_path: Path, capsys: pyt
     code, _, err = tute(capsys, "league", "init", str(tmp_path / "b"), "--name", 'pwn"\nlog="/tmp/injected.log"\n#')
     one_line_error(code, err, "name:", "must be non-empty, without '/' or spaces")
     assert not (tmp_path / "b").exists()
+
+
+def test_a_second_season_at_the_same_time_is_refused_in_one_line(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Two ``tute league season`` started together both found no season open and both stored one: the
+    second died on SQLite's own "UNIQUE constraint failed". One season is played at a time now, and the
+    other is told who plays it, before anything is stored."""
+    import subprocess
+    import time
+
+    from leagues.league.league import SEASON_LOCK
+
+    write_league(tmp_path)
+    with League.open(tmp_path) as lg:
+        lg.submit("g", "greedy", owner="ana")
+        lg.submit("r", "random", owner="ben")
+        store = lg.cfg.store
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from leagues.tournament.lock import RunLock\n"
+         "with RunLock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True); time.sleep(60)",
+         str(store), SEASON_LOCK], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = dump(store)
+        code, _, err = tute(capsys, "league", "season", "-l", str(tmp_path), "-q")
+        one_line_error(code, err, "club: a season is being played by another tute", f"pid {holder.pid}")
+        assert dump(store) == before
+    finally:
+        holder.kill()
+        holder.wait()
+    time.sleep(0.1)
+    code, _, err = tute(capsys, "league", "season", "-l", str(tmp_path), "-q")
+    assert code == 0 and "season 1 finished" in err, err

@@ -32,6 +32,7 @@ from leagues.tournament.compliance import ComplianceReport, check_bot
 from leagues.tournament.checks import ConfigError, clip, id_unsafe
 from leagues.tournament.config import EntrantConfig
 from leagues.tournament.leaderboard import tally_of
+from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.tally import POOLED, Standing as TableRow
 from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_league, template
 from leagues.league.rating import Priors, places, plan_divisions, rating_rows, season_priors, standings
@@ -40,6 +41,11 @@ from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.cluster import ClusterError, reach
 from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, say_forfeiting, start_problem
 from leagues.tournament.store import Store
+
+
+#: the lock one season at a time holds (``RunLock``'s, under a name no tournament can have: it holds a
+#: space): two ``tute league season`` started together both found no season open and both stored one
+SEASON_LOCK = "league season"
 
 
 class LeagueError(ValueError):
@@ -212,6 +218,19 @@ class League:
         with games keeps its field: with ``forfeit_missing`` an entrant of it that no longer starts
         forfeits its games left (said on ``stream``) instead of stopping the season, so a bot gone for
         good cannot lock the league either."""
+        lock = RunLock(Path(self.cfg.store), SEASON_LOCK)
+        try:
+            lock.__enter__()
+        except LockedError as exc:
+            raise LeagueError(f"{self.cfg.name}: a season is being played by another tute (pid {exc.holder}; "
+                              f"lock {lock.path}): wait for it, or stop it first") from None
+        try:
+            return self._play_season(workers, quiet, stream, cluster, forfeit_missing)
+        finally:
+            lock.__exit__()
+
+    def _play_season(self, workers: int | None, quiet: bool, stream: TextIO | None, cluster: str | None,
+                     forfeit_missing: bool) -> tuple[Season, list[RunSummary]]:
         open_ = self.open_season()
         replan = open_ is not None and not self._has_games(open_)
         if cluster is not None:

@@ -19,7 +19,11 @@ from typing import IO
 
 
 class LockedError(RuntimeError):
-    """Another process runs this tournament now."""
+    """Another process runs this tournament now: ``holder`` is its pid as it wrote it."""
+
+    def __init__(self, message: str, holder: str = "?") -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 #: the longest lock file name spelled out: file systems allow 255 bytes, and a name of 100 non-ASCII
@@ -55,7 +59,7 @@ class RunLock:
             holder = fh.read().strip() or "?"
             fh.close()
             raise LockedError(f"{self.tournament!r} is being run by another tute (pid {holder}; "
-                              f"lock {self.path}): wait for it, or stop it first") from None
+                              f"lock {self.path}): wait for it, or stop it first", holder) from None
         fh.seek(0)
         fh.truncate()
         fh.write(f"{os.getpid()}\n")
