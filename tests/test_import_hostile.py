@@ -327,3 +327,26 @@ def test_an_import_waiting_for_the_store_lock_says_so_once(mini: Path, tmp_path:
     assert out.returncode == 0, out.stderr
     assert out.stderr.count("waiting for the store's lock") == 1, out.stderr
     assert time.monotonic() - started >= 2.0
+
+
+def test_an_import_into_a_tournament_being_run_is_refused(mini: Path, tmp_path: Path, capsys: Any) -> None:
+    """``tute import`` beside a ``tute run`` of the same tournament: the run played the imported games
+    again, folded its own copies into the tables (a bot that plays otherwise made them disagree with
+    the games stored) and counted them as its own. The import holds the run's lock now, as a second
+    run would, and is refused while a run holds it."""
+    store = tmp_path / "copy.sqlite"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from leagues.tournament.lock import RunLock\n"
+         "with RunLock(Path(sys.argv[1]), 'mini'):\n    print('held', flush=True); time.sleep(60)", str(store)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        refused(capsys, mini / "mini.jsonl", store,
+                f"tournament 'mini' is being run by another tute (pid {holder.pid}): import its games when the "
+                "run ends")
+    finally:
+        holder.kill()
+        holder.wait()
+    code, out, err = tute(capsys, "import", str(mini / "mini.jsonl"), "--store", str(store))
+    assert code == 0, err
+    assert dump(store) != [] and "mini" in "".join(dump(store))

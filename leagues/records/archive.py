@@ -35,6 +35,7 @@ from arena.variants import Variant
 from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
+from leagues.tournament.lock import LockedError, RunLock
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store, game_row
 from leagues.tournament.tally import Tally
@@ -389,13 +390,34 @@ class _Seen:
     def __init__(self, store: Store) -> None:
         self.store = store
         self.tournaments: dict[str, _Tournament] = {}
+        self.locks: dict[str, RunLock] = {}
 
     def tournament(self, name: str) -> _Tournament:
         """Tournament ``name``'s rules for this import: as stored, else made from its games."""
         t = self.tournaments.get(name)
         if t is None:
+            self.lock(name)
             t = self.tournaments[name] = self._stored(name) or _Tournament(name, "games", {}, None)
         return t
+
+    def lock(self, name: str) -> None:
+        """Hold ``name``'s run lock until the import ends, as ``tute run`` does: a run beside the import
+        would play the games it brings again, fold its own copies into the tables and count them as
+        its own. Raises ArchiveError (the import then stores nothing) if a run holds it."""
+        if name in self.locks:
+            return
+        lock = RunLock(self.store.path, name)
+        try:
+            lock.__enter__()
+        except LockedError as exc:
+            raise ArchiveError([f"{self.store.path}: tournament {name!r} is being run by another tute (pid "
+                                f"{exc.holder}): import its games when the run ends"]) from None
+        self.locks[name] = lock
+
+    def release(self) -> None:
+        for lock in self.locks.values():
+            lock.__exit__()
+        self.locks.clear()
 
     def _stored(self, name: str) -> _Tournament | None:
         row = self.store.tournament(name)
@@ -416,6 +438,7 @@ class _Seen:
         against). Raises ArchiveError naming ``where``."""
         t = self.tournaments.get(name)
         if t is None:
+            self.lock(name)
             t = self._stored(name)
         if t is not None and t.header is not None:
             raise ArchiveError([f"{where}: tournament header: a second header for tournament {name!r} "
@@ -469,51 +492,54 @@ def import_records(path: str | Path, store: Store, tournament: str | None = None
 
     db = store.db
     _say_if_locked(store)
-    with fh, store.transaction():
-        db.execute("PRAGMA defer_foreign_keys = ON")  # the tournaments are written after their games
-        db.execute("DROP TABLE IF EXISTS temp.import_lines")
-        db.execute("CREATE TEMP TABLE import_lines (id TEXT PRIMARY KEY, line INTEGER NOT NULL, "
-                   "tournament TEXT NOT NULL, round INTEGER, variant_index INTEGER, tbl INTEGER, deal INTEGER, "
-                   "rotation INTEGER)")
-        db.execute("CREATE INDEX temp.import_places ON import_lines "
-                   "(tournament, round, variant_index, tbl, deal, rotation)")
-        batch: list[tuple[Any, ...]] = []
-        for lineno, line in read_lines(fh, path):
-            if not line.strip():
-                continue
-            where = f"{path}:{lineno}"
-            try:
-                data = parse_line(line)
-            except ValueError as exc:
-                problem(f"{where}: {exc}")
-                continue
-            if is_header(data):
-                name = tournament or data.get("name")
-                if not isinstance(name, str):
-                    problem(f"{where}: tournament header: name: expected a string, got {_shown(name)}")
+    try:
+        with fh, store.transaction():
+            db.execute("PRAGMA defer_foreign_keys = ON")  # the tournaments are written after their games
+            db.execute("DROP TABLE IF EXISTS temp.import_lines")
+            db.execute("CREATE TEMP TABLE import_lines (id TEXT PRIMARY KEY, line INTEGER NOT NULL, "
+                       "tournament TEXT NOT NULL, round INTEGER, variant_index INTEGER, tbl INTEGER, deal INTEGER, "
+                       "rotation INTEGER)")
+            db.execute("CREATE INDEX temp.import_places ON import_lines "
+                       "(tournament, round, variant_index, tbl, deal, rotation)")
+            batch: list[tuple[Any, ...]] = []
+            for lineno, line in read_lines(fh, path):
+                if not line.strip():
                     continue
-                why = tournament_name_problem(name)
-                if why:
-                    problem(f"{where}: tournament header: {why}")
-                    continue
+                where = f"{path}:{lineno}"
                 try:
-                    seen.header(name, _checked_header(data, where, store.path.parent), lineno, where)
-                except ArchiveError as exc:
-                    problem(exc.problems[0])
-                continue
-            row = _checked(data, where, store, tournament, fallback, skip_existing, lineno, problem, out, seen)
-            if row is None:
-                continue
-            batch.append(row)
-            if len(batch) >= IMPORT_BATCH:
+                    data = parse_line(line)
+                except ValueError as exc:
+                    problem(f"{where}: {exc}")
+                    continue
+                if is_header(data):
+                    name = tournament or data.get("name")
+                    if not isinstance(name, str):
+                        problem(f"{where}: tournament header: name: expected a string, got {_shown(name)}")
+                        continue
+                    why = tournament_name_problem(name)
+                    if why:
+                        problem(f"{where}: tournament header: {why}")
+                        continue
+                    try:
+                        seen.header(name, _checked_header(data, where, store.path.parent), lineno, where)
+                    except ArchiveError as exc:
+                        problem(exc.problems[0])
+                    continue
+                row = _checked(data, where, store, tournament, fallback, skip_existing, lineno, problem, out, seen)
+                if row is None:
+                    continue
+                batch.append(row)
+                if len(batch) >= IMPORT_BATCH:
+                    out.stored += store.insert_games(batch)
+                    batch = []
+            if batch:
                 out.stored += store.insert_games(batch)
-                batch = []
-        if batch:
-            out.stored += store.insert_games(batch)
-        if bad:
-            more = [f"... and {bad - len(problems)} more"] if bad > len(problems) else []
-            raise ArchiveError(problems + more)  # rolls the transaction back: nothing stored
-        _write_tournaments(store, seen, path)
+            if bad:
+                more = [f"... and {bad - len(problems)} more"] if bad > len(problems) else []
+                raise ArchiveError(problems + more)  # rolls the transaction back: nothing stored
+            _write_tournaments(store, seen, path)
+    finally:
+        seen.release()  # after the transaction ends: a run started next finds the games stored
     return out
 
 
