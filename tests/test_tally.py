@@ -183,3 +183,22 @@ def test_a_stored_game_the_schedule_now_seats_otherwise_stops_the_resume(tmp_pat
     out = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
     assert out.returncode == 2 and gid in out.stderr and "paired it differently" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr
+
+
+def test_a_deal_stored_in_another_rotation_stops_the_resume(tmp_path: Path) -> None:
+    """Without duplicate deals a deal is played in one rotation, which this version chooses otherwise
+    than the last (the units now deal in turn): a deal stored under another rotation's id is a
+    tournament begun by that version, and resuming it would play the deal again under the new id."""
+    path = write_config(tmp_path, deals=4, workers=1, duplicate=False, entrants=FIVE[:2])
+    run_tournament(load_config(path), workers=1, quiet=True)
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    old = db.execute("SELECT id FROM games WHERE deal = 1").fetchone()[0]
+    assert old.endswith("/d1/s0")
+    db.execute("UPDATE games SET id = ?, rotation = 1 WHERE id = ?", (old[:-1] + "1", old))
+    db.execute("UPDATE tournaments SET finished = NULL")
+    db.commit()
+    db.close()
+    out = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 2, out.stderr
+    assert f"game {old[:-1]}1 is stored, but the schedule now seats" in out.stderr and "paired it differently" \
+        in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -467,7 +467,8 @@ def repeat_free_possible(names: Sequence[str], k: int, h: History) -> bool:
 # ------------------------------------------------------------------------------------- round robin
 def circle_rounds(names: Sequence[str]) -> list[Round]:
     """The circle method (Berger tables) on the sorted names: ``n - 1`` rounds (``n`` when odd, one
-    bye each), every pair exactly once, first seats alternating."""
+    bye each), every pair exactly once. Who deals the odd deal is not balanced per entrant: where that
+    matters (no duplicate deals), ``balance_turns`` turns the tables."""
     ring: list[str | None] = list(sorted(names))
     if len(ring) % 2:
         ring.append(None)
@@ -485,6 +486,34 @@ def circle_rounds(names: Sequence[str]) -> list[Round]:
         rounds.append(Round(tuple(tables), tuple(byes)))
         ring = [ring[0], ring[-1], *ring[1:-1]]  # rotate all but the first
     return rounds
+
+
+def balance_turns(rounds: Sequence[Round], turns: Sequence[int]) -> list[Round]:
+    """The same rounds with each table's units turned (a cyclic shift: who sits next to whom is kept)
+    so that ``turns`` (how many of a table's deals each place at it deals: ``schedule.dealt_by``)
+    falls evenly on the entrants over the rounds. Table by table, in schedule order, each entrant is
+    owed the mean turn of every table it sat at so far; the shift chosen leaves the deals dealt nearest
+    what is owed (least squares; a tie keeps the table as it is). Without it the first of each table's
+    sorted units dealt the odd deal at every table: 10 entrants of tute-2, one deal a pairing, and one
+    dealt at none of its tables, another at all 9."""
+    k = len(turns)
+    if len(set(turns)) <= 1:
+        return list(rounds)
+    total = sum(turns)
+    owed: Counter[str] = Counter()  # k times the deals owed, to stay in integers
+    dealt: Counter[str] = Counter()
+    out: list[Round] = []
+    for rnd in rounds:
+        tables: list[tuple[str, ...]] = []
+        for units in rnd.tables:
+            for u in units:
+                owed[u] += total
+            shifts = [tuple(units[(i + c) % k] for i in range(k)) for c in range(k)]
+            best = min(shifts, key=lambda t: sum((k * (dealt[u] + n) - owed[u]) ** 2 for u, n in zip(t, turns)))
+            dealt.update({u: n for u, n in zip(best, turns)})
+            tables.append(best)
+        out.append(Round(tuple(tables), rnd.byes))
+    return out
 
 
 def balanced_rounds(names: Sequence[str], k: int, rounds: int, seed: int) -> list[Round]:

@@ -18,7 +18,7 @@ from arena import GameResult, derive_seed
 from arena.result import pairwise, sides_in_play
 
 from leagues.tournament.config import TournamentConfig, VariantConfig
-from leagues.tournament.pairing import History, Round, balanced_rounds, circle_rounds, pair_round
+from leagues.tournament.pairing import History, Round, balance_turns, balanced_rounds, circle_rounds, pair_round
 
 
 class GameSpec(NamedTuple):
@@ -77,7 +77,7 @@ def side_seats(vc: VariantConfig) -> list[tuple[int, ...]]:
 
 def table_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units: Sequence[str]) -> list[GameSpec]:
     """The games of one table: ``deals`` deck orders, each once per rotation when duplicate (else one
-    rotation per deal, cycling, so seats still balance over the deals)."""
+    rotation per deal, ``single_rotation``'s)."""
     seats_of = rotation_seats(cfg.variants[vi], units)
     return [g for d in range(cfg.deals) for g in deal_games(cfg, vi, round_no, table, units, d, seats_of)]
 
@@ -104,13 +104,33 @@ def deal_games(cfg: TournamentConfig, vi: int, round_no: int, table: int, units:
     seats_of = seats_of or rotation_seats(vc, units)
     seed = derive_seed(cfg.seed, vc.label, round_no, table, d)
     dealer = d % vc.variant.players
-    # without duplicates one rotation a deal, cycling with it; where the dealer sits out (k == players)
-    # that would cycle in step with the dealer, and the first unit would deal, and sit out, every game:
-    # there the rotation moves once every k deals instead, so that the units deal in turn
-    one = (d // k if vc.variant.sits_out else d) % k
     return [GameSpec(game_id(cfg.name, vc.label, round_no, table, d, r), cfg.name, vc.label, vi, round_no, table, d,
                      r, seed, dealer, seats_of[r], tuple(units))
-            for r in (range(k) if cfg.duplicate else (one,))]
+            for r in (range(k) if cfg.duplicate else (single_rotation(vc, k, d),))]
+
+
+def single_rotation(vc: VariantConfig, k: int, d: int) -> int:
+    """Without duplicate deals, the one rotation deal ``d`` is played in: the unit at the dealer's seat
+    is unit ``d mod k``, so the units deal in turn and each holds every place around the table once
+    in ``k`` deals (the seat itself means nothing: the deck is shuffled; who deals, and so who leads,
+    does). The rotation once cycled with the deal, in step with the dealer, and the table's first unit
+    dealt every deal. Where the dealer sits out (cabrero with 5 or 6) the rotation moves once every
+    ``k`` deals, which gives the same turns, as it did before."""
+    if vc.variant.sits_out:
+        return (d // k) % k
+    dealer_side = next(i for i, seats in enumerate(side_seats(vc)) if d % vc.variant.players in seats)
+    return (dealer_side - d) % k
+
+
+def dealt_by(vc: VariantConfig, k: int, deals: int) -> list[int]:
+    """How many of a table's ``deals`` each of its units (by its place in the table) deals without
+    duplicate deals: equal when ``k`` divides ``deals``, else one more for some."""
+    sides = side_seats(vc)
+    count = [0] * k
+    for d in range(deals):
+        dealer_side = next(i for i, seats in enumerate(sides) if d % vc.variant.players in seats)
+        count[(dealer_side - single_rotation(vc, k, d)) % k] += 1
+    return count
 
 
 def round_size(cfg: TournamentConfig, rnd: Round) -> int:
@@ -133,11 +153,15 @@ def round_robin_rounds(cfg: TournamentConfig, vi: int) -> list[Round]:
     names = sorted(e.name for e in cfg.entrants)
     k = cfg.variants[vi].sides
     if k == 2:
-        return circle_rounds(names)
-    if math.comb(len(names), k) <= cfg.max_tables:
-        return [Round(tuple(itertools.combinations(names, k)), ())]
-    rounds = cfg.rounds or math.ceil((len(names) - 1) / (k - 1))
-    return balanced_rounds(names, k, rounds, derive_seed(cfg.seed, cfg.variants[vi].label, "balanced"))
+        rounds = circle_rounds(names)
+    elif math.comb(len(names), k) <= cfg.max_tables:
+        rounds = [Round(tuple(itertools.combinations(names, k)), ())]
+    else:
+        rounds = balanced_rounds(names, k, cfg.rounds or math.ceil((len(names) - 1) / (k - 1)),
+                                 derive_seed(cfg.seed, cfg.variants[vi].label, "balanced"))
+    if cfg.duplicate:  # every unit of a table holds every place at it: the tables stay as they are
+        return rounds
+    return balance_turns(rounds, dealt_by(cfg.variants[vi], k, cfg.deals))
 
 
 def round_robin_games(cfg: TournamentConfig) -> list[GameSpec]:

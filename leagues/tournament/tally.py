@@ -28,7 +28,7 @@ from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater
 from leagues.tournament.forfeits import EntrantForfeits
-from leagues.tournament.sprt import wilson
+from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
 
 #: the scope of the table over every variant
@@ -115,7 +115,7 @@ class PairStat:
         done = PairStat(self.blocks, self.mean, self.m2, self.open_block, self.open_sum, self.open_n)
         done._close()
         n, m = done.blocks, done.mean
-        hw = 1.96 * math.sqrt(done.m2 / (n - 1) / n) if n > 1 else 0.0
+        hw = t95(n - 1) * math.sqrt(done.m2 / (n - 1) / n) if n > 1 else 0.0
         # never no width where the blocks happen to agree (a score of 0 or 1): at least the half-width
         # of the Wilson interval of the score as a proportion of the blocks, which is right at the edges
         lo, hi = wilson(m * n, n)
@@ -201,8 +201,9 @@ class Tally:
 
     def scope(self, label: str | None) -> ScopeTally:
         """The table of one variant (``None``: of every variant). With a single variant the two are
-        one fold, kept once."""
-        key = POOLED if label is None or len(self.teams) == 1 else label
+        one fold, kept once, unless they start from different priors (a league season whose pooled
+        and per-variant ratings were carried apart, e.g. after a variant was dropped from the league)."""
+        key = POOLED if label is None or self._shared(label) else label
         s = self.scopes.get(key)
         if s is None:
             s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors.get(key))
@@ -215,7 +216,7 @@ class Tally:
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
         self.scope(None).add(row)
-        if len(self.teams) > 1:
+        if not self._shared(row.variant):
             self.scope(row.variant).add(row)
         if forfeits is None:
             f = row.result.forfeit
@@ -230,6 +231,10 @@ class Tally:
             e.first.setdefault(reason, (gid, detail))
         self.watermark = row.order
         self.games += 1
+
+    def _shared(self, label: str) -> bool:
+        """Whether ``label``'s table is the pooled one: a single variant starting from the same priors."""
+        return len(self.teams) == 1 and (self.priors.get(label) or {}) == (self.priors.get(POOLED) or {})
 
     # --------------------------------------------------------------------------------- storage
     def save(self, db: sqlite3.Connection) -> None:

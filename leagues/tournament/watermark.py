@@ -38,6 +38,7 @@ class Watermark:
         teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
         self.store = store
         self.name = cfg.name
+        self.duplicate = cfg.duplicate
         priors = {scope: dict(ps) for scope, ps in cfg.priors.items()}
         loaded = Tally.load(store.db, cfg.name, cfg.rating, teams, priors=priors)
         if loaded is not None and not self._consistent(loaded):
@@ -65,13 +66,19 @@ class Watermark:
         stored game; a stored game the schedule now seats otherwise (a tournament begun by a version
         of tute-arena that paired differently) stops the run before anything is mixed."""
         mark = self.tally.watermark
+        # without duplicate deals a deal is played in one rotation: stored in another, it was scheduled by
+        # a version that chose rotations otherwise (before the units dealt in turn)
+        elsewhere = {} if self.duplicate else {i.rsplit("/s", 1)[0]: i for i in stored}
         for spec in specs:
             seats = stored.get(spec.id)
-            if seats is not None and seats != names_json(spec.seats):
+            other = elsewhere.get(spec.id.rsplit("/s", 1)[0]) if seats is None else None
+            if (seats is not None and seats != names_json(spec.seats)) or other is not None:
+                now = f"the schedule now seats {names_json(spec.seats)}"
+                was = (f"game {spec.id} is stored with seats {seats}, but {now}" if other is None else
+                       f"game {other} is stored, but {now} in that deal as {spec.id}")
                 raise StoreError(
-                    f"{self.store.path}: game {spec.id} is stored with seats {seats}, but the schedule now seats "
-                    f"{names_json(spec.seats)}: this tournament was begun by a tute-arena that paired it "
-                    f"differently; finish it with that version, or start it again with --new")
+                    f"{self.store.path}: {was}: this tournament was begun by a tute-arena that paired it "
+                    "differently; finish it with that version, or start it again with --new")
             if mark is not None and spec.order <= mark:
                 continue
             self.queue.append(spec.id)
