@@ -151,3 +151,32 @@ def test_a_head_to_head_interval_over_few_blocks_is_a_t_interval() -> None:
     sd = (sum((x - mean) ** 2 for x in scores) / 4) ** 0.5
     assert h.blocks == 5 and h.score == pytest.approx(mean)
     assert h.half_width == pytest.approx(t95(4) * sd / 5 ** 0.5) and h.half_width > 1.96 * sd / 5 ** 0.5 * 1.3
+
+
+# ------------------------------------------------------------------------------ a unit of several sides
+def test_a_field_bot_of_two_seats_counts_once_a_game() -> None:
+    """A match of tute-4 seats B, A and two copies of the field bot. The copies were rated as two
+    players of one name (the last copy's update kept), counted two games a game, and the head to head
+    against the field read only the last copy's place. Now: one game, won or lost by its best seat, as
+    the match scores A and B; the mean of the copies' rating updates."""
+    import trueskill
+
+    from leagues.tournament.rating import make_env
+
+    teams = {"tute-4": [(0,), (1,), (2,), (3,)]}
+    rc = RatingConfig()
+    seats = ("b", "field", "a", "field")
+    ranks = (1, 0, 2, 3)  # one copy first, the other last
+    tally = Tally("t", rc, teams)
+    tally.add(_row("tute-4", seats, ranks, 0))
+    scope = tally.scope(None)
+    assert scope.counts["field"].games == 1 and scope.counts["field"].wins == 1
+    assert scope.counts["a"].games == 1 and scope.rater.games["field"] == 1
+    env = make_env(rc, 0.005)
+    new = env.rate([{n: trueskill.Rating(rc.mu, rc.sigma)} for n in seats], ranks=ranks)
+    copies = [g["field"] for g in new if "field" in g]
+    mu, sigma = scope.rater.state("field")
+    assert mu == pytest.approx(sum(r.mu for r in copies) / 2) and sigma == pytest.approx(sum(r.sigma for r in copies) / 2)
+    assert scope.rater.state("a")[0] == pytest.approx(new[2]["a"].mu)
+    h = scope.head_to_head()
+    assert h[("b", "field")].score == 0.0 and h[("a", "field")].score == 0.0 and h[("field", "a")].score == 1.0

@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
 
 from leagues.tournament.config import RatingConfig
-from leagues.tournament.rating import Rater
+from leagues.tournament.rating import Rater, own_sides
 from leagues.tournament.forfeits import EntrantForfeits
 from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
@@ -140,14 +140,18 @@ class ScopeTally:
         sides = self.teams[row.variant]
         result = row.result
         forfeit = result.forfeit
-        for t in sides_in_play(sides, result.sit_out):
-            name = row.seats[t[0]]
+        playing = sides_in_play(sides, result.sit_out)
+        names = [row.seats[t[0]] for t in playing]
+        own = own_sides(names, [result.ranks[t[0]] for t in playing]) if len(set(names)) < len(names) else None
+        for i, (t, name) in enumerate(zip(playing, names)):
+            if own is not None and not own[i]:
+                continue
             c = self.counts.setdefault(name, Counts())
             c.games += 1
             c.points += sum(result.points[s] for s in t)
             kind = COLUMN[outcome(result, t[0], sides)]
             setattr(c, kind, getattr(c, kind) + 1)
-            if forfeit is not None and forfeit.seat in t:
+            if forfeit is not None and row.seats[forfeit.seat] == name:
                 c.forfeits += 1
             self.dirty.add(name)
         self.add_pairs(row)
@@ -155,8 +159,10 @@ class ScopeTally:
     def add_pairs(self, row: GameRow) -> None:
         """Each ordered pair of sides in play's score in the game (``versus``), into its block."""
         block = row.block
-        rank = {row.seats[t[0]]: row.result.ranks[t[0]]
-                for t in sides_in_play(self.teams[row.variant], row.result.sit_out)}
+        rank: dict[str, int] = {}
+        for t in sides_in_play(self.teams[row.variant], row.result.sit_out):
+            name, r = row.seats[t[0]], row.result.ranks[t[0]]
+            rank[name] = min(r, rank.get(name, r))  # a unit of several sides: its best (``own_sides``)
         for a, ra in rank.items():
             for b, rb in rank.items():
                 if a != b:
