@@ -101,6 +101,13 @@ def outcome(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> st
     return WIN if best_sides == 1 else SHARED
 
 
+def thrown_in(result: GameResult) -> bool:
+    """A deal everyone passed in the auction (subastado): thrown in before a card was played, every
+    rank 0. It says nothing of the players, so no rating, table row, head to head or match block counts
+    it (shared rank 0 would read as a draw)."""
+    return result.reason == "redeal"
+
+
 def sides_in_play(teams: Sequence[Sequence[int]], sit_out: int | None) -> list[Sequence[int]]:
     """The sides that took part in the deal: every side but a dealer who sat it out (cabrero with 5 or
     6). That seat ranks 0 in the record, with the non-losers, yet played no card: a score or a rating

@@ -180,3 +180,19 @@ def test_a_field_bot_of_two_seats_counts_once_a_game() -> None:
     assert scope.rater.state("a")[0] == pytest.approx(new[2]["a"].mu)
     h = scope.head_to_head()
     assert h[("b", "field")].score == 0.0 and h[("a", "field")].score == 0.0 and h[("field", "a")].score == 1.0
+
+
+def test_a_deal_everyone_passed_counts_nowhere() -> None:
+    """A subastado deal thrown in (everyone passed) moved no rating, as docs/rules.md says, but the
+    table counted it a game and a draw, and the head to head and a match's block scored it 0.5."""
+    from leagues.tournament.matches import game_score
+
+    teams = {"subastado": [(0, 2), (1, 3)]}
+    seats = ("a", "b", "a", "b")
+    redeal = GameRow("t/subastado/r1/t0/d0/s0", "t", "subastado", 0, 1, 0, 0, 0, seats, ("a", "b"), 1, 0, "done",
+                     GameResult(points=(0, 0, 0, 0), ranks=(0, 0, 0, 0), reason="redeal"))
+    tally = Tally("t", RatingConfig(), teams)
+    tally.add(redeal)
+    scope = tally.scope(None)
+    assert scope.counts == {} and scope.head_to_head() == {} and scope.rater.games == {}
+    assert game_score(redeal.result, seats, "b", "a") is None

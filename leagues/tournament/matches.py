@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Container, Iterator, Sequence
 
 from arena import GameResult
-from arena.result import versus
+from arena.result import thrown_in, versus
 
 from leagues.tournament.config import FIELD, TournamentConfig
 from leagues.tournament.schedule import GameSpec, deal_games
@@ -72,8 +72,9 @@ def blocks(cfg: TournamentConfig, p: Pairing) -> Iterator[tuple[int, int, int]]:
 
 def game_score(result: GameResult, seats: Sequence[str], b: str, a: str) -> float | None:
     """B's score in one game against A: its side ranks above A's (1), with it (0.5), below (0)
-    (``arena.result.versus``); None where A or B dealt and sat the deal out: they met in no card."""
-    if result.sit_out is not None and seats[result.sit_out] in (a, b):
+    (``arena.result.versus``); None where A or B dealt and sat the deal out, or everyone passed (a
+    subastado deal thrown in): they met in no card."""
+    if thrown_in(result) or result.sit_out is not None and seats[result.sit_out] in (a, b):
         return None
     rb = min(result.ranks[s] for s, name in enumerate(seats) if name == b)
     ra = min(result.ranks[s] for s, name in enumerate(seats) if name == a)

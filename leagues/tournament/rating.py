@@ -23,7 +23,7 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
-from arena.result import sides_in_play
+from arena.result import sides_in_play, thrown_in
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.store import GameRow
 
@@ -108,7 +108,7 @@ class Rater:
     def add(self, row: GameRow) -> None:
         """Fold one game in. A redeal (subastado, all passed) was never played, and a seat sitting the
         deal out (cabrero with 5 or 6) took no part: neither moves a rating."""
-        if row.result.reason == "redeal":
+        if thrown_in(row.result):
             return
         teams = sides_in_play(self.teams[row.variant], row.result.sit_out)
         names = [row.seats[t[0]] for t in teams]

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, versus
+from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, versus
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater, own_sides
@@ -137,6 +137,8 @@ class ScopeTally:
 
     def add(self, row: GameRow) -> None:
         self.rater.add(row)
+        if thrown_in(row.result):
+            return
         sides = self.teams[row.variant]
         result = row.result
         forfeit = result.forfeit
