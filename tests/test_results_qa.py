@@ -196,3 +196,27 @@ def test_a_deal_everyone_passed_counts_nowhere() -> None:
     scope = tally.scope(None)
     assert scope.counts == {} and scope.head_to_head() == {} and scope.rater.games == {}
     assert game_score(redeal.result, seats, "b", "a") is None
+
+
+def test_a_match_block_with_a_deal_thrown_in_is_skipped_and_said(tmp_path: Path) -> None:
+    """A subastado block of two rotations with one thrown in kept the other game alone: a block of
+    one game where the distribution counts blocks of two (an index past its list when it came first).
+    The block is skipped, and the summary counts it apart from the blocks counted."""
+    from leagues.tournament.matches import MatchMonitor, block_specs, pairings, summary_lines
+
+    cfg = _cfg(tmp_path, n=2, deals=3, format="match", variants=[{"name": "subastado"}])
+    m = MatchMonitor(cfg)
+    p = pairings(cfg)[0]
+    for d in range(3):
+        for g in block_specs(cfg, p, d, 0):
+            side_b = 0 if g.seats[0] == p.b else 1
+            if d == 0 and g.rotation == 0:
+                result = GameResult(points=(0, 0, 0, 0), ranks=(0, 0, 0, 0), reason="redeal")
+            else:
+                ranks = tuple(0 if s % 2 == side_b else 1 for s in range(4))
+                result = GameResult(points=(10, 0, 10, 0), ranks=ranks, reason="points")
+            m.add(g.id, result, g.seats)
+    m.advance()
+    st = m.states[0]
+    assert st.folded == 3 and st.skipped == 1 and st.games == [2, 2] and st.counts == {"subastado": [0, 0, 0, 0, 2]}
+    assert summary_lines(cfg, m)[0].startswith(f"{p.b} vs {p.a}: 2 blocks (1 more with nothing to count), 4 games")

@@ -91,6 +91,8 @@ class PairingState:
     values: list[float] = field(default_factory=list)
     games: list[int] = field(default_factory=list)
     folded: int = 0
+    #: of the blocks folded, those with nothing to count (``skip``)
+    skipped: int = 0
     llr: float = 0.0
     verdict: str = INCONCLUSIVE
     decided_at: int | None = None
@@ -109,8 +111,11 @@ class PairingState:
 
     def skip(self) -> None:
         """Pass a block with nothing to count: one game (not duplicate) that A or B sat out as the
-        dealer. It is folded, in order, but moves no count."""
+        dealer, or a subastado block with a deal everyone passed (the other rotation alone would count
+        the cards, not the players, and a block of other size has no place in the distribution). It is
+        folded, in order, but moves no count."""
         self.folded += 1
+        self.skipped += 1
 
     @property
     def decided(self) -> bool:
@@ -153,7 +158,9 @@ class MatchMonitor:
                     break
                 scores = [game_score(*self.results[g.id], st.pairing.b, st.pairing.a) for g in specs]
                 met = [x for x in scores if x is not None]
-                if met:
+                if any(thrown_in(self.results[g.id][0]) for g in specs):
+                    st.skip()  # a rotation thrown in: what is left of the block is no duplicate comparison
+                elif met:
                     st.fold(self.cfg.variants[vi].label, len(met), sum(met), self.cfg.sprt)
                 else:
                     st.skip()
@@ -195,7 +202,8 @@ def summary_lines(cfg: TournamentConfig, m: MatchMonitor) -> list[str]:
     for st in m.states:
         p = st.pairing
         e = st.estimate()
-        head = f"{p.b} vs {p.a}: {st.folded} blocks, {sum(st.games)} games, score {e.score:.4f}"
+        left = f" ({st.skipped} more with nothing to count)" if st.skipped else ""
+        head = f"{p.b} vs {p.a}: {st.folded - st.skipped} blocks{left}, {sum(st.games)} games, score {e.score:.4f}"
         out.append(head)
         out.append(f"  {e.text()}")
         out.append(f"  {st.distribution()}" if st.counts else "  no complete block yet")
