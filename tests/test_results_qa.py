@@ -5,6 +5,7 @@ Each test reproduces one defect found in a QA pass (or pins a figure checked ind
 from __future__ import annotations
 
 import itertools
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -220,3 +221,20 @@ def test_a_match_block_with_a_deal_thrown_in_is_skipped_and_said(tmp_path: Path)
     st = m.states[0]
     assert st.folded == 3 and st.skipped == 1 and st.games == [2, 2] and st.counts == {"subastado": [0, 0, 0, 0, 2]}
     assert summary_lines(cfg, m)[0].startswith(f"{p.b} vs {p.a}: 2 blocks (1 more with nothing to count), 4 games")
+
+
+def test_swiss_without_duplicates_balances_the_dealer_at_tables_of_three(tmp_path: Path) -> None:
+    """Swiss tables of three or more units were ordered by a hash alone without duplicate deals, so who
+    dealt (and, in cabrero-5/6, sat out) was luck: 0 to 4 deals of 6 rounds in tute-3. The units are
+    now ordered by the deals they dealt, and the first deals first."""
+    import sqlite3
+
+    from leagues.tournament.runner import run_tournament
+
+    cfg = _cfg(tmp_path, n=6, deals=1, duplicate=False, format="swiss", rounds=6, workers=1,
+               variants=[{"name": "tute-3"}])
+    run_tournament(cfg, workers=1, quiet=True)
+    db = sqlite3.connect(tmp_path / "s.sqlite")
+    dealt = Counter(json.loads(seats)[dealer] for seats, dealer in db.execute("SELECT seats, dealer FROM games"))
+    db.close()
+    assert sorted(dealt.values()) == [2] * 6, dict(dealt)

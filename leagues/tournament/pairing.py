@@ -46,7 +46,8 @@ class History:
     scores: dict[str, float] = field(default_factory=dict)
     met: Counter[frozenset[str]] = field(default_factory=Counter)
     byes: Counter[str] = field(default_factory=Counter)
-    #: games as the first unit of a table minus games as the last (only matters without duplicates)
+    #: without duplicates, tables of two: games as the first unit of a table minus games as the last;
+    #: of three or more: deals dealt (a table's units are ordered by it, and its first deals first)
     seat_balance: Counter[str] = field(default_factory=Counter)
     #: ``met`` by entrant (opponent -> meetings), kept by ``meet``: the large-field pairings look up
     #: millions of pairs and a dict of dicts is several times faster than a frozenset key

@@ -831,6 +831,8 @@ def fold_round(cfg: TournamentConfig, vi: int, h: History, rnd: Round,
             second = spec.units[1] if first == spec.units[0] else spec.units[0]
             h.seat_balance[first] += 1
             h.seat_balance[second] -= 1
+        elif not cfg.duplicate:  # three units or more: the deals each dealt, so the fewest deals next
+            h.seat_balance[spec.seats[spec.dealer]] += 1
     for t in rnd.tables:
         h.meet(t)
     for index, units in enumerate(rnd.tables):
