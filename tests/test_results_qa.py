@@ -155,11 +155,11 @@ def test_a_head_to_head_interval_over_few_blocks_is_a_t_interval() -> None:
 
 
 # ------------------------------------------------------------------------------ a unit of several sides
-def test_a_field_bot_of_two_seats_counts_once_a_game() -> None:
+def test_a_field_bot_of_two_seats_is_rated_by_both() -> None:
     """A match of tute-4 seats B, A and two copies of the field bot. The copies were rated as two
-    players of one name (the last copy's update kept), counted two games a game, and the head to head
-    against the field read only the last copy's place. Now: one game, won or lost by its best seat, as
-    the match scores A and B; the mean of the copies' rating updates."""
+    players of one name, and only the last copy's update was kept; the head to head against the field
+    read only the last copy's place. Now its rating moves by the mean of the copies' updates, and
+    each copy counts a game and meets the others, as a bot playing itself does."""
     import trueskill
 
     from leagues.tournament.rating import make_env
@@ -171,8 +171,8 @@ def test_a_field_bot_of_two_seats_counts_once_a_game() -> None:
     tally = Tally("t", rc, teams)
     tally.add(_row("tute-4", seats, ranks, 0))
     scope = tally.scope(None)
-    assert scope.counts["field"].games == 1 and scope.counts["field"].wins == 1
-    assert scope.counts["a"].games == 1 and scope.rater.games["field"] == 1
+    assert scope.counts["field"].games == 2 and scope.counts["field"].wins == 1
+    assert scope.counts["a"].games == 1 and scope.rater.games["field"] == 2
     env = make_env(rc, 0.005)
     new = env.rate([{n: trueskill.Rating(rc.mu, rc.sigma)} for n in seats], ranks=ranks)
     copies = [g["field"] for g in new if "field" in g]
@@ -180,7 +180,22 @@ def test_a_field_bot_of_two_seats_counts_once_a_game() -> None:
     assert mu == pytest.approx(sum(r.mu for r in copies) / 2) and sigma == pytest.approx(sum(r.sigma for r in copies) / 2)
     assert scope.rater.state("a")[0] == pytest.approx(new[2]["a"].mu)
     h = scope.head_to_head()
-    assert h[("b", "field")].score == 0.0 and h[("a", "field")].score == 0.0 and h[("field", "a")].score == 1.0
+    assert h[("b", "field")].score == 0.5 and h[("a", "field")].score == 0.5 and h[("field", "a")].score == 0.5
+
+
+def test_a_bot_against_itself_keeps_its_rating() -> None:
+    """Self-play (``tute play tute-2 greedy greedy``, imported): the rating was the last seat's update,
+    the winner's or the loser's as the seats fell; it says nothing of the bot, and the mean of the
+    two updates leaves it where it was."""
+    teams = {"tute-2": [(0,), (1,)]}
+    rc = RatingConfig()
+    tally = Tally("t", rc, teams)
+    for i in range(4):
+        tally.add(_row("tute-2", ("g", "g"), (0, 1) if i % 2 else (1, 0), i))
+    scope = tally.scope(None)
+    mu, sigma = scope.rater.state("g")
+    assert mu == pytest.approx(rc.mu) and sigma < rc.sigma
+    assert scope.counts["g"].games == 8 and scope.counts["g"].wins == 4 and scope.head_to_head() == {}
 
 
 def test_a_deal_everyone_passed_counts_nowhere() -> None:

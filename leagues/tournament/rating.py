@@ -43,19 +43,6 @@ class Rated:
         return self.mu - k * self.sigma
 
 
-def own_sides(names: Sequence[str], ranks: Sequence[int]) -> list[bool]:
-    """Which of a game's sides (in play, by the names holding them and their ranks) count in their
-    unit's table row. A unit holding several sides of one game (a match's field bot in the seats A
-    and B leave: two of tute-4's four) counts one game, won or lost by its best-placed side (the first
-    of equals), as the match scores A and B (``matches.game_score``); counted per side its games
-    doubled. (Its rating moves by the mean of its sides' updates: ``Rater.add``.)"""
-    best: dict[str, int] = {}
-    for i, (n, r) in enumerate(zip(names, ranks)):
-        if n not in best or r < ranks[best[n]]:
-            best[n] = i
-    return [best[n] == i for i, n in enumerate(names)]
-
-
 def draw_probability(sides: int, rc: RatingConfig) -> float:
     if rc.draw_probability is not None:
         return rc.draw_probability
@@ -128,15 +115,16 @@ class Rater:
                     self.ratings[n] = (float(r.mu), float(r.sigma))
                     self.games[n] = self.games.get(n, 0) + 1
             return
-        # a unit holding several sides (a match's field bot): one game, the mean of its sides' updates,
-        # each side an instance of the same bot (the last side's update alone was kept before)
+        # a unit holding several sides (a match's field bot, a bot against itself): a game for each side,
+        # as its table row counts them, and the mean of the sides' updates, each side an instance of the
+        # same bot (the last side's update alone was kept before: self-play moved a rating at random)
         moved: dict[str, list[tuple[float, float]]] = {}
         for g in new:
             for n, r in g.items():
                 moved.setdefault(n, []).append((float(r.mu), float(r.sigma)))
         for n, rs in moved.items():
             self.ratings[n] = (math.fsum(m for m, _ in rs) / len(rs), math.fsum(sd for _, sd in rs) / len(rs))
-            self.games[n] = self.games.get(n, 0) + 1
+            self.games[n] = self.games.get(n, 0) + len(rs)
 
     def _two(self, names: Sequence[str], ranks: Sequence[int]) -> bool:
         """Two sides and a winner, TrueSkill's update in closed form (the two-player factor graph reduces

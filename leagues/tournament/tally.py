@@ -26,7 +26,7 @@ from typing import Iterable, Mapping, Sequence
 from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, versus
 
 from leagues.tournament.config import RatingConfig
-from leagues.tournament.rating import Rater, own_sides
+from leagues.tournament.rating import Rater
 from leagues.tournament.forfeits import EntrantForfeits
 from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
@@ -38,8 +38,11 @@ POOLED = "*"
 #: again). 2: the dealer who sits a deal out (cabrero with 5 or 6) counts no game, outcome, comparison
 #: or deal; a tally without the number (1) counted that seat as a shared place. 3: ratings carried
 #: as plain (mu, sigma) floats, so a stored tally reads back to the last bit what the fold holds (2 kept
-#: trueskill's Rating, whose mu and sigma come back within a bit of what was stored).
-COUNT = 3
+#: trueskill's Rating, whose mu and sigma come back within a bit of what was stored). 4: a subastado
+#: deal thrown in counts nowhere; a unit holding several sides of a game (a match's field bot, a bot
+#: against itself) is rated by the mean of its sides' updates and meets the others once per side; a
+#: table of one variant is kept apart from the pooled one when their priors differ.
+COUNT = 4
 #: the table's column for each outcome (``arena.result.outcome``)
 COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
 
@@ -142,31 +145,26 @@ class ScopeTally:
         sides = self.teams[row.variant]
         result = row.result
         forfeit = result.forfeit
-        playing = sides_in_play(sides, result.sit_out)
-        names = [row.seats[t[0]] for t in playing]
-        own = own_sides(names, [result.ranks[t[0]] for t in playing]) if len(set(names)) < len(names) else None
-        for i, (t, name) in enumerate(zip(playing, names)):
-            if own is not None and not own[i]:
-                continue
+        for t in sides_in_play(sides, result.sit_out):  # a unit of several sides: a game for each
+            name = row.seats[t[0]]
             c = self.counts.setdefault(name, Counts())
             c.games += 1
             c.points += sum(result.points[s] for s in t)
             kind = COLUMN[outcome(result, t[0], sides)]
             setattr(c, kind, getattr(c, kind) + 1)
-            if forfeit is not None and row.seats[forfeit.seat] == name:
+            if forfeit is not None and forfeit.seat in t:
                 c.forfeits += 1
             self.dirty.add(name)
         self.add_pairs(row)
 
     def add_pairs(self, row: GameRow) -> None:
-        """Each ordered pair of sides in play's score in the game (``versus``), into its block."""
+        """Each ordered pair of sides in play's score in the game (``versus``), into its block; a unit of
+        several sides (a match's field bot) meets the others once with each (the last one alone before)."""
         block = row.block
-        rank: dict[str, int] = {}
-        for t in sides_in_play(self.teams[row.variant], row.result.sit_out):
-            name, r = row.seats[t[0]], row.result.ranks[t[0]]
-            rank[name] = min(r, rank.get(name, r))  # a unit of several sides: its best (``own_sides``)
-        for a, ra in rank.items():
-            for b, rb in rank.items():
+        ranks = [(row.seats[t[0]], row.result.ranks[t[0]])
+                 for t in sides_in_play(self.teams[row.variant], row.result.sit_out)]
+        for a, ra in ranks:
+            for b, rb in ranks:
                 if a != b:
                     p = self.pairs.get((a, b))
                     if p is None:
