@@ -115,22 +115,23 @@ def single_rotation(vc: VariantConfig, k: int, d: int) -> int:
     in ``k`` deals (the seat itself means nothing: the deck is shuffled; who deals, and so who leads,
     does). The rotation once cycled with the deal, in step with the dealer, and the table's first unit
     dealt every deal. Where the dealer sits out (cabrero with 5 or 6) the rotation moves once every
-    ``k`` deals, which gives the same turns, as it did before."""
+    ``k`` deals, which also has the units deal, and sit out, in turn."""
     if vc.variant.sits_out:
         return (d // k) % k
-    dealer_side = next(i for i, seats in enumerate(side_seats(vc)) if d % vc.variant.players in seats)
-    return (dealer_side - d) % k
+    return (_dealer_side(vc, d) - d) % k
 
 
 def dealt_by(vc: VariantConfig, k: int, deals: int) -> list[int]:
     """How many of a table's ``deals`` each of its units (by its place in the table) deals without
     duplicate deals: equal when ``k`` divides ``deals``, else one more for some."""
-    sides = side_seats(vc)
     count = [0] * k
     for d in range(deals):
-        dealer_side = next(i for i, seats in enumerate(sides) if d % vc.variant.players in seats)
-        count[(dealer_side - single_rotation(vc, k, d)) % k] += 1
+        count[(_dealer_side(vc, d) - single_rotation(vc, k, d)) % k] += 1  # rotation r: side i holds unit i - r
     return count
+
+
+def _dealer_side(vc: VariantConfig, d: int) -> int:
+    return next(i for i, seats in enumerate(side_seats(vc)) if d % vc.variant.players in seats)
 
 
 def round_size(cfg: TournamentConfig, rnd: Round) -> int:
