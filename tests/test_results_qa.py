@@ -198,9 +198,10 @@ def test_a_bot_against_itself_keeps_its_rating() -> None:
     assert scope.counts["g"].games == 8 and scope.counts["g"].wins == 4 and scope.head_to_head() == {}
 
 
-def test_a_deal_everyone_passed_counts_nowhere() -> None:
+def test_a_deal_everyone_passed_counts_nowhere(tmp_path: Path) -> None:
     """A subastado deal thrown in (everyone passed) moved no rating, as docs/rules.md says, but the
-    table counted it a game and a draw, and the head to head and a match's block scored it 0.5."""
+    table counted it a game and a draw, and the head to head, a match's block and a Swiss score scored
+    it 0.5."""
     from leagues.tournament.matches import game_score
 
     teams = {"subastado": [(0, 2), (1, 3)]}
@@ -212,6 +213,11 @@ def test_a_deal_everyone_passed_counts_nowhere() -> None:
     scope = tally.scope(None)
     assert scope.counts == {} and scope.head_to_head() == {} and scope.rater.games == {}
     assert game_score(redeal.result, seats, "b", "a") is None
+    from leagues.tournament.schedule import round_robin_games, unit_scores
+
+    cfg = _cfg(tmp_path, n=2, variants=[{"name": "subastado"}])
+    spec = round_robin_games(cfg)[0]
+    assert unit_scores(redeal.result, spec, cfg.variants[0]) == {}  # a Swiss score counts it neither
 
 
 def test_a_match_block_with_a_deal_thrown_in_is_skipped_and_said(tmp_path: Path) -> None:

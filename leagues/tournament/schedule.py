@@ -15,7 +15,7 @@ import math
 from typing import Any, NamedTuple, Sequence
 
 from arena import GameResult, derive_seed
-from arena.result import pairwise, sides_in_play
+from arena.result import pairwise, sides_in_play, thrown_in
 
 from leagues.tournament.config import TournamentConfig, VariantConfig
 from leagues.tournament.pairing import History, Round, balance_turns, balanced_rounds, circle_rounds, pair_round
@@ -175,7 +175,10 @@ def round_robin_games(cfg: TournamentConfig) -> list[GameSpec]:
 
 def unit_scores(result: GameResult, spec: GameSpec, vc: VariantConfig) -> dict[str, float]:
     """Each unit's share of the game: its pairwise score against the other units in play
-    (``arena.result.pairwise``). The dealer who sat the deal out has none: it did not play."""
+    (``arena.result.pairwise``). The dealer who sat the deal out has none: it did not play; nor has
+    anyone in a deal thrown in (``arena.result.thrown_in``): a Swiss score counts only deals played."""
+    if thrown_in(result):
+        return {}
     sides = sides_in_play(side_seats(vc), result.sit_out)
     ranks = [result.ranks[seats[0]] for seats in sides]
     return {spec.seats[seats[0]]: pairwise(ranks, i) for i, seats in enumerate(sides)}
