@@ -20,10 +20,11 @@ import os
 import re
 import shlex
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
-from typing import AbstractSet, Callable, Iterable, Sequence
+from typing import AbstractSet, Callable, Iterable, Iterator, Sequence
 
 from arena import GameRecord
 from leagues.league.config import LeagueConfig
@@ -396,11 +397,22 @@ def _page(title: str, body: str) -> str:
 
 @dataclass(frozen=True)
 class Games:
-    """The finished seasons' games and what is needed to read them."""
-    rows: list[GameRow]
+    """The finished seasons' games, read from the store as each part of the report needs them (never
+    held: a league's games grow with every season, about 1.6 kB of memory a row), and what is needed
+    to read them."""
+    store: Store | None
+    tournaments: tuple[str, ...]
     teams: Teams
     store_name: str
     local: LocalPaths
+
+    def rows(self, tournaments: Iterable[str] | None = None) -> Iterator[GameRow]:
+        """The games of ``tournaments`` (default: every season's), tournament by tournament in name
+        order, each in schedule order."""
+        if self.store is None:
+            return
+        for t in sorted(self.tournaments if tournaments is None else tournaments):
+            yield from self.store.iter_games(t)
 
 
 def _replay_command(store_name: str, game_id: str) -> str:
@@ -414,7 +426,7 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
     wanted = set(names)
     together: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     counts: dict[tuple[str, str], int] = defaultdict(int)
-    for g in games.rows:
+    for g in games.rows():
         met = sorted({g.seats[t[0]] for t in games.teams[g.variant]} & wanted)
         for i, a in enumerate(met):
             for b in met[i + 1:]:
@@ -462,25 +474,20 @@ def _first_of_tables(rows: Iterable[GameRow], count: int) -> list[GameRow]:
 
 def _replays(store: Store, season: Season, games: Games, count: int, folder: Path) -> list[tuple[GameRow, str]]:
     """Replay pages for the first games of the season's tables (at most ``count``)."""
-    mine = set(season.tournaments)
     out: list[tuple[GameRow, str]] = []
-    for g in _first_of_tables((g for g in games.rows if g.tournament in mine), count):
+    for g in _first_of_tables(games.rows(season.tournaments), count):
         rel = "replays/" + _file_name(g.id)
         (folder / rel).write_text(report_replay(store.record(g.id), games.local), encoding="utf-8")
         out.append((g, rel))
     return out
 
 
-def _read_games(lg: League, store: Store, seasons: Sequence[Season]) -> tuple[list[GameRow], Teams]:
-    """The seasons' games, and each variant's teams (from the config each season started with)."""
-    rows: list[GameRow] = []
+def _season_teams(lg: League, seasons: Sequence[Season]) -> Teams:
+    """Each variant's teams (from the config each season started with)."""
     teams: Teams = {}
     for season in seasons:
-        scfg = lg.season_config(season)
-        teams.update({v.label: [tuple(t) for t in v.variant.teams] for v in scfg.variants})
-        for t in season.tournaments:
-            rows.extend(store.iter_games(t))
-    return rows, teams
+        teams.update({v.label: [tuple(t) for t in v.variant.teams] for v in lg.season_config(season).variants})
+    return teams
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -503,16 +510,17 @@ def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
     body += [_withdrawn_section(gone), _chart_section(db, cfg, len(seasons), current + gone, gone_names),
              "<h2>Entrants</h2>", _entrants(db, current + gone)]
     local = local_paths(cfg, db.versions())
-    games = Games([], {}, cfg.store.name, local)
-    pages: dict[int, list[tuple[GameRow, str]]] = {}
-    if seasons:  # before the first season a league's store holds no game, nor the tables for them
-        with Store(cfg.store, readonly=True) as store:
-            games = Games(*_read_games(lg, store, seasons), cfg.store.name, local)
-            pages = {season.season: _replays(store, season, games, replays, folder) for season in seasons}
-    written = {g.id: rel for ps in pages.values() for g, rel in ps}
     names = [s.entrant for s in current]
-    pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()
-    body += ["<h2>Head to head</h2>", _head_to_head(names, games, pairs), "<h2>Seasons</h2>"]
+    with ExitStack() as stack:
+        # before the first season a league's store holds no game, nor the tables for them
+        store = stack.enter_context(Store(cfg.store, readonly=True)) if seasons else None
+        games = Games(store, tuple(t for s in seasons for t in s.tournaments), _season_teams(lg, seasons),
+                      cfg.store.name, local)
+        pages = {season.season: _replays(store, season, games, replays, folder)
+                 for season in seasons if store is not None}
+        written = {g.id: rel for ps in pages.values() for g, rel in ps}
+        pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()
+        body += ["<h2>Head to head</h2>", _head_to_head(names, games, pairs), "<h2>Seasons</h2>"]
     body += [_season(db, cfg, season, pages[season.season], divisions, gone_names) for season in reversed(seasons)]
     _prune(folder, set(written.values()) | {_pair_file(a, b) for a, b in pairs})
     index = folder / "index.html"
@@ -552,7 +560,7 @@ def _head_to_head(names: Sequence[str], games: Games, pairs: set[tuple[str, str]
                 f"<code>tute leaderboard --matrix</code> on a season's tournament gives it.</p>")
     return ('<p class="muted">Row\'s mean score against column over every season (1 win, 0.5 shared place, '
             "0 loss) ± the half-width of its 95% interval; a cell opens the games of the pair.</p>"
-            + _matrix(names, head_to_head(games.rows, games.teams), pairs))
+            + _matrix(names, head_to_head(games.rows(), games.teams), pairs))
 
 
 def _prune(folder: Path, kept: AbstractSet[str]) -> None:

@@ -379,9 +379,12 @@ class Store:
         from before they were kept)."""
         if "clocked" not in table_names(self.db):
             return []
+        # from the marks to their games (by id), never the other way: a tournament's games read in
+        # schedule order to find the few marked would read every row of it (no index holds the id)
         return [r[0] for r in self.db.execute(
-            "SELECT id FROM games WHERE tournament = ? AND id IN (SELECT id FROM clocked WHERE tournament = ?) "
-            f"ORDER BY {ORDER_COLUMNS}", (tournament, tournament))]
+            "SELECT g.id FROM clocked AS c CROSS JOIN games AS g ON g.id = c.id "
+            "WHERE c.tournament = ? AND g.tournament = ? "
+            "ORDER BY g.round, g.variant_index, g.tbl, g.deal, g.rotation", (tournament, tournament))]
 
     def add_byes(self, tournament: str, variant: str, round_no: int, names: Sequence[str]) -> None:
         with self._tx():

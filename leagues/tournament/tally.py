@@ -386,9 +386,10 @@ def standings_of(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]
     return fold(picked, rc, teams, {variant or POOLED: priors or {}}).scope(variant).standings(names)
 
 
-def head_to_head(rows: Sequence[GameRow], teams: dict[str, list[tuple[int, ...]]]) -> dict[tuple[str, str], HeadToHead]:
-    """Every ordered pair's score over the duplicate blocks of ``rows``."""
+def head_to_head(rows: Iterable[GameRow], teams: dict[str, list[tuple[int, ...]]]) -> dict[tuple[str, str], HeadToHead]:
+    """Every ordered pair's score over the duplicate blocks of ``rows``, given in (tournament, schedule)
+    order (a stream: ``Store.iter_games``, tournament by tournament)."""
     scope = ScopeTally(RatingConfig(), teams)
-    for row in sorted(rows, key=lambda r: (r.tournament, r.order)):
+    for row in rows:
         scope.add_pairs(row)
     return scope.head_to_head()
