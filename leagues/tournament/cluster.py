@@ -18,10 +18,13 @@ machine is one line naming the worker and the entrant, not thousands of forfeits
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import logging
 import os
 import signal
+import threading
+import time
 from typing import Any, Iterable, Iterator
 
 from leagues.tournament.batching import batch_size, updated_rate
@@ -32,6 +35,9 @@ log = logging.getLogger("leagues.tournament.runner")
 
 #: how long to wait for a scheduler that does not answer
 CONNECT_SECONDS = 5.0
+#: how long a run waits for a worker (a scheduler without any, or whose workers all died) before it
+#: stops, saying so; the games stored are kept and running again resumes
+NO_WORKER_SECONDS = 60.0
 
 
 class ClusterError(RuntimeError):
@@ -70,8 +76,68 @@ def parse_address(text: str) -> tuple[str, int | None]:
     return text, None
 
 
+def _first_line(exc: BaseException) -> str:
+    return ((str(exc) or type(exc).__name__).splitlines() or [""])[0][:200]
+
+
 def _unreachable(address: str, exc: BaseException) -> ClusterError:
-    return ClusterError(f"--cluster {address}: cannot reach the scheduler ({(str(exc).splitlines() or [''])[0][:200]})")
+    return ClusterError(f"--cluster {address}: cannot reach the scheduler ({_first_line(exc)})")
+
+
+def _probe(address: str, where: str) -> None:
+    """Ask ``where`` who it is, within a bounded time: a Dask scheduler, or ClusterError. Dask's client
+    waits for ever on a port where something else answers (the dashboard's, a web server), fails with
+    a traceback on a worker's address, a malformed one or a TLS scheme without certificates."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    async def identity() -> Any:
+        comm = await connect(where, timeout=CONNECT_SECONDS, **Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    answer: dict[str, Any] = {}
+
+    def ask() -> None:
+        try:
+            answer["it"] = asyncio.run(asyncio.wait_for(identity(), 2 * CONNECT_SECONDS))
+        except BaseException as exc:  # noqa: BLE001 - said to the user in one line below
+            answer["error"] = exc
+
+    asker = threading.Thread(target=ask, name="tute-cluster-probe", daemon=True)
+    asker.start()
+    asker.join(2 * CONNECT_SECONDS + 1)
+    if "error" in answer and not isinstance(answer["error"], (asyncio.TimeoutError, TimeoutError)):
+        raise _unreachable(address, answer["error"])
+    it = answer.get("it")
+    if not isinstance(it, dict):
+        raise ClusterError(f"--cluster {address}: no Dask scheduler answers there within "
+                           f"{2 * CONNECT_SECONDS:.0f} s (the scheduler's port, not its dashboard's: 8786 by default)")
+    if it.get("type") != "Scheduler":
+        raise ClusterError(f"--cluster {address}: a Dask {it.get('type') or 'server'} answers there, not a scheduler: "
+                           "give the scheduler's address (tcp://HOST:8786 by default)")
+
+
+def _client(d: Any, address: str, where: str) -> Any:
+    """A client of the scheduler at ``where`` that has at least one worker, or ClusterError."""
+    _probe(address, where)
+    try:
+        client = d.Client(where, timeout=CONNECT_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - whatever Dask raises, one line
+        raise _unreachable(address, exc) from None
+    try:
+        client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+    except (TimeoutError, asyncio.TimeoutError):
+        client.close()
+        raise ClusterError(f"--cluster {address}: the scheduler has no worker: start some "
+                           f"(dask worker {where} --nthreads 1; docs/cluster.md)") from None
+    except Exception as exc:  # noqa: BLE001
+        client.close()
+        raise _unreachable(address, exc) from None
+    return client
 
 
 def reach(address: str) -> None:
@@ -80,10 +146,8 @@ def reach(address: str) -> None:
     something before the run connects (a league's season)."""
     where, local = parse_address(address)
     if local is None:
-        try:
-            _dask().Client(where, timeout=CONNECT_SECONDS).close()
-        except (OSError, TimeoutError) as exc:
-            raise _unreachable(address, exc) from None
+        _dask()
+        _probe(address, where)
 
 
 class ClusterExecutor:
@@ -109,17 +173,24 @@ class ClusterExecutor:
                 # the whole group, and each printed a traceback of its own; the run stops them itself
                 previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
                 try:
+                    # its HTTP server on any free port: on 8787, taken by another cluster or a second
+                    # run, Dask printed a warning of four lines on the terminal
                     self.cluster = d.LocalCluster(n_workers=local, threads_per_worker=1, processes=True,
-                                                  dashboard_address=None, silence_logs=logging.CRITICAL)
+                                                  dashboard_address=None, silence_logs=logging.CRITICAL,
+                                                  scheduler_kwargs={"dashboard_address": ":0"})
                 finally:
                     signal.signal(signal.SIGINT, previous)
                 self.client = d.Client(self.cluster)
             else:
-                self.client = d.Client(where, timeout=CONNECT_SECONDS)
+                self.client = _client(d, address, where)
+        except ClusterError:
+            self._close_cluster()
+            raise
         except (OSError, TimeoutError) as exc:
             self._close_cluster()
             raise _unreachable(address, exc) from None
         self.address = address
+        self._quiet_dask()
         self.client.forward_logging("leagues", logging.INFO)
         self.slots = max(1, sum(w.get("nthreads", 1) for w in self.client.scheduler_info()["workers"].values()))
         self.seconds_per_game: float | None = None
@@ -131,10 +202,29 @@ class ClusterExecutor:
         self.registered = False
 
     def check_workers(self) -> list[str]:
-        """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'."""
+        """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'. A worker
+        that cannot even run the check (its Python lacks tute-arena, or has another version of it) is
+        ClusterError, naming it: no entrant of the run could play there; so is a scheduler that cannot
+        read the tasks (it unpickles them, games and all)."""
         from leagues.tournament.cluster_worker import check_entrants
 
-        answers = self.client.run(check_entrants, self.entrants, self.cfg.time_limit_ms, self.cfg.memory_mb)
+        try:
+            answers = self.client.run(check_entrants, self.entrants, self.cfg.time_limit_ms, self.cfg.memory_mb,
+                                      on_error="return")
+        except Exception as exc:  # noqa: BLE001 - the scheduler gone, or Dask's own failure: one line
+            raise ClusterError(f"--cluster {self.address}: cannot ask the workers to start the entrants "
+                               f"({_first_line(exc)})") from None
+        broken = [f"worker {addr}: {_first_line(answer)}" for addr, answer in sorted(answers.items())
+                  if isinstance(answer, BaseException)]
+        if broken:
+            raise ClusterError(f"--cluster {self.address}: workers that cannot run tute-arena (every worker needs "
+                               f"it installed, the same version: docs/cluster.md): {'; '.join(broken)}")
+        try:  # Dask's scheduler unpickles every task, with its games: it needs tute-arena as a worker does
+            self.client.submit(len, list(self.entrants.values()), pure=False).result(timeout=30)
+        except Exception as exc:  # noqa: BLE001 - one line
+            raise ClusterError(f"--cluster {self.address}: the scheduler cannot read tute-arena's tasks (it needs "
+                               f"tute-arena installed, the same version, as every worker: docs/cluster.md): "
+                               f"{_first_line(exc.__cause__ or exc)!s}") from None
         return [f"worker {addr}: {line}" for addr, lines in sorted(answers.items()) for line in lines]
 
     def start(self) -> None:
@@ -149,12 +239,15 @@ class ClusterExecutor:
     def batch_size(self, unsent: int | None = None) -> int:
         return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.slots)
 
+    #: how often a run waiting for its batches looks whether the cluster still has a worker
+    WATCH_SECONDS = 5.0
+
     def run(self, specs: Iterable[GameSpec], count: int | None = None) -> Iterator[Any]:
         from leagues.tournament.cluster_worker import play_batch
 
         d = _dask()
         source = iter(specs)
-        done = d.as_completed()
+        pending: dict[Any, tuple[str, str]] = {}  # in the order sent: the batch's first and last game
         sent = 0
 
         def submit() -> bool:
@@ -163,18 +256,92 @@ class ClusterExecutor:
             batch = list(itertools.islice(source, size))
             if not batch:
                 return False
-            done.add(self.client.submit(play_batch, self.plugin, batch, pure=False))
+            pending[self.client.submit(play_batch, self.plugin, batch, pure=False)] = (batch[0].id, batch[-1].id)
             sent += len(batch)
             return True
 
         for _ in range(self.QUEUED * self.slots):
             if not submit():
                 break
-        for future in done:
-            answer = future.result()
-            self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
-            submit()
-            yield answer
+        workerless: float | None = None
+        while pending:
+            try:
+                ready = d.wait(list(pending), timeout=self.WATCH_SECONDS, return_when="FIRST_COMPLETED").done
+            except (TimeoutError, asyncio.TimeoutError):
+                workerless = self._watch(workerless)
+                continue
+            except Exception:  # noqa: BLE001 - a batch cancelled (the scheduler lost): said by ``_answer``
+                # only what has ended: a batch whose worker died is "lost" until played again elsewhere,
+                # and asking its result then waited for ever when no worker was left
+                ready = {f for f in pending if f.status in ("finished", "error", "cancelled")}
+                if not ready:
+                    workerless = self._watch(workerless)
+                    continue
+            workerless = None
+            for future in [f for f in pending if f in ready]:
+                games = pending.pop(future)
+                answer = self._answer(future, games)
+                self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
+                submit()
+                yield answer
+
+    def _answer(self, future: Any, games: tuple[str, str]) -> Any:
+        """A finished batch's ``Batch``, or ClusterError in one line (``_failure``). A batch done may still
+        have to be played again: its answer lives on the worker that played it until fetched, and a
+        worker that died first takes it along; with no worker left that waited for ever, so the wait is
+        watched as the run's is."""
+        since: float | None = None
+        while True:
+            try:
+                return future.result(timeout=self.WATCH_SECONDS)
+            except (TimeoutError, asyncio.TimeoutError):
+                since = self._watch(since)
+            except Exception as exc:  # noqa: BLE001 - every failure of the cluster, one line
+                raise self._failure(exc, games) from None
+
+    def _failure(self, exc: Exception, games: tuple[str, str]) -> ClusterError:
+        """What failed a batch, in one line: the scheduler lost, a batch that killed every worker that
+        played it, a worker that failed it."""
+        name = type(exc).__name__
+        if self.client.status != "running" or "scheduler-connection-lost" in str(exc) or not self._alive():
+            return ClusterError(f"--cluster {self.address}: lost the scheduler")
+        where = f"the batch of games {games[0]} to {games[1]}"
+        if name == "KilledWorker":
+            tries = getattr(exc, "allowed_failures", 0) + 1
+            last = getattr(getattr(exc, "last_worker", None), "address", "?")
+            return ClusterError(f"--cluster {self.address}: {where} killed each of the {tries} worker processes "
+                                f"that played it, the last {last} (a bot that ends or crashes its process, "
+                                "playing in-process? workers out of memory?)")
+        return ClusterError(f"--cluster {self.address}: {where} failed on a worker: {name}: {_first_line(exc)}")
+
+    def _alive(self) -> bool:
+        """Whether the scheduler still answers (a batch that failed as the scheduler died may say only
+        that it was cancelled, or that a comm closed, before the client knows)."""
+        try:
+            _probe(self.address, self.client.scheduler.address)
+        except ClusterError:
+            return False
+        return True
+
+    def _watch(self, since: float | None) -> float | None:
+        """When the cluster has had no worker since ``since``: None while it has one; ClusterError once
+        it has had none for ``NO_WORKER_SECONDS``."""
+        if self.client.status not in ("running", "connecting"):
+            raise ClusterError(f"--cluster {self.address}: lost the scheduler")
+        try:
+            workers = self.client.scheduler_info(n_workers=-1)["workers"]
+        except Exception:  # noqa: BLE001 - the scheduler gone: the next wait says it
+            return since
+        if workers:
+            return None
+        now = time.monotonic()
+        if since is None:
+            log.warning("cluster %s: no worker; waiting up to %.0f s for one", self.address, NO_WORKER_SECONDS)
+            return now
+        if now - since >= NO_WORKER_SECONDS:
+            raise ClusterError(f"--cluster {self.address}: no worker for {NO_WORKER_SECONDS:.0f} s (all of them "
+                               "died or were stopped)")
+        return since
 
     def close(self) -> None:
         if self.stopped:
@@ -187,6 +354,7 @@ class ClusterExecutor:
             log.warning("closing the players on the cluster: %s", exc)
         self.client.close()
         self._close_cluster()
+        self._loud_dask()
 
     def terminate(self) -> None:
         if self.stopped:
@@ -198,8 +366,40 @@ class ClusterExecutor:
                 self.client.unregister_worker_plugin(self.plugin)
         except Exception:  # noqa: BLE001 - stopping: whatever is left ends with the cluster
             pass
-        self.client.close()
+        try:
+            self.client.close(timeout=CONNECT_SECONDS)
+        except Exception:  # noqa: BLE001 - a scheduler already gone
+            pass
         self._close_cluster()
+        self._loud_dask()
+
+    def _quiet_dask(self) -> None:
+        """Dask's own log lines (a batch rescheduled after a worker died, a lost scheduler) go to the run's
+        log, not the terminal: what the user must see is the run's own one line. Dask gives its stderr
+        handler to each of its loggers it configures (``distributed``, ``distributed.client``...)."""
+        saved: list[tuple[logging.Logger, bool, list[logging.Handler], int]] = []
+        names = [n for n in list(logging.root.manager.loggerDict) if n == "distributed" or n.startswith("distributed.")]
+        for name in names:
+            logger = logging.getLogger(name)
+            streams: list[logging.Handler] = [h for h in logger.handlers if isinstance(h, logging.StreamHandler)
+                                              and not isinstance(h, logging.FileHandler)]
+            if streams or name == "distributed":
+                saved.append((logger, logger.propagate, streams, logger.level))
+                for h in streams:
+                    logger.removeHandler(h)
+                logger.propagate = True
+        dask_log = logging.getLogger("distributed")
+        dask_log.setLevel(max(dask_log.level, logging.WARNING))
+        self._dask_log: list[tuple[logging.Logger, bool, list[logging.Handler], int]] | None = saved
+
+    def _loud_dask(self) -> None:
+        for logger, propagate, streams, level in getattr(self, "_dask_log", None) or []:
+            logger.propagate = propagate
+            logger.setLevel(level)
+            for h in streams:
+                if h not in logger.handlers:
+                    logger.addHandler(h)
+        self._dask_log = None
 
     def _close_cluster(self) -> None:
         if self.cluster is not None:

@@ -614,7 +614,11 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool
         executor = ClusterExecutor(cfg, cluster)
     except ClusterError as exc:
         raise RunError(str(exc)) from None
-    failures = executor.check_workers()
+    try:
+        failures = executor.check_workers()
+    except ClusterError as exc:
+        executor.terminate()
+        raise RunError(str(exc)) from None
     if failures and forfeit_missing:
         say_forfeiting(failures, stream, "its games there")
     elif failures:
@@ -683,6 +687,13 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
                      summary.skipped, summary.seconds)
             completed = True
+        except ClusterError as exc:  # the scheduler lost, a batch that kills its workers, none left
+            if executor is not None:
+                executor.terminate()
+                executor = None
+            log.error("tournament %s: %s", cfg.name, exc)
+            raise RunError(f"{exc}; {summary.played} games stored this run in {cfg.store}: run again to "
+                           "resume") from None
         except KeyboardInterrupt:
             if executor is not None:
                 executor.terminate()
