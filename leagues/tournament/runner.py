@@ -823,6 +823,14 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
                 executor.terminate()
                 break
     progress.finish()
+    # the games that were being played when their pairing decided, stored past its last counted block:
+    # how many depends on the workers and their batches (one or two locally, dozens on a cluster), so
+    # they are not kept, and the store and its tables are the same with any workers
+    dropped = sum(store.drop_games_past(cfg.name, st.pairing.index, len(cfg.variants), st.decided_at)
+                  for st in monitor.states if st.decided_at is not None)
+    if dropped:
+        log.info("%d games played past their pairing's decision not kept", dropped)
+        mark.stale = True
     for line in summary_lines(cfg, monitor):
         log.info(line)
 

@@ -301,6 +301,16 @@ class Store:
                 self.db.execute(f"DELETE FROM {table} WHERE tournament = ?", (name,))
             self.db.execute("DELETE FROM tournaments WHERE name = ?", (name,))
 
+    def drop_games_past(self, tournament: str, table: int, variants: int, block: int) -> int:
+        """Delete the games of ``table`` from duplicate block ``block`` on (block ``deal * variants +
+        variant_index``, a match's order: ``matches.blocks``): those a pairing's SPRT decided without
+        (``runner._run_matches``). Returns how many."""
+        with self._tx():
+            where = "tournament = ? AND tbl = ? AND deal * ? + variant_index >= ?"
+            args = (tournament, table, variants, block)
+            self.db.execute(f"DELETE FROM clocked WHERE id IN (SELECT id FROM games WHERE {where})", args)
+            return self.db.execute(f"DELETE FROM games WHERE {where}", args).rowcount
+
     def set_planned(self, name: str, planned: int) -> None:
         """The number of games ``name``'s schedule holds (what a partial table is counted against)."""
         with self._tx():

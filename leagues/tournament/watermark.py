@@ -51,6 +51,9 @@ class Watermark:
         for row in store.iter_games(cfg.name, after=self.tally.watermark):
             self.waiting[row.id] = (row, *landed(store, row))
         self.queue: deque[str] = deque()
+        #: games deleted since they were folded (a match's games past its decision): ``settle`` folds
+        #: every stored game again
+        self.stale = False
 
     def _consistent(self, tally: Tally) -> bool:
         """The stored tally is the fold of exactly the games stored up to its watermark."""
@@ -106,7 +109,7 @@ class Watermark:
         stopped by its SPRT leaves games stored past a pairing's decision, in no order the schedule
         foresaw) make the tally the fold of every stored game instead, saved as such."""
         self.advance()
-        if self.waiting or self.queue:
+        if self.waiting or self.queue or self.stale:
             self.tally = tally_of(self.store, self.name, recompute=True)
             self.waiting.clear()
             self.queue.clear()
