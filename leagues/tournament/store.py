@@ -471,6 +471,10 @@ class Store:
             # the stored result JSON is compact; a row written with spaces reads the same
             parts.append("result NOT LIKE '%\"forfeit\":null%' AND result NOT LIKE '%\"forfeit\": null%'")
         if entrant is not None:
+            if tournament is None:  # only the tournaments it entered (a run and an import hold every seat's
+                # name to the tournament's entrants): the others' games are never read
+                parts.append("tournament IN (SELECT tournament FROM entrants WHERE name = ?)")
+                args.append(entrant)
             parts.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)")
             args.append(entrant)
         return (" WHERE " + " AND ".join(parts) if parts else ""), args
