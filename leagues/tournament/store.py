@@ -71,6 +71,10 @@ CREATE TABLE IF NOT EXISTS games (
 );
 -- schedule order: the runner's watermark, readers' LIMIT and ordered streams, per-tournament counts
 CREATE INDEX IF NOT EXISTS games_order ON games (tournament, round, variant_index, tbl, deal, rotation);
+-- the games that ended by a forfeit, in the same order (``tute games --forfeits``: a few among many;
+-- its terms are the query's own, ``Store._where``, which is how SQLite knows it may use it)
+CREATE INDEX IF NOT EXISTS games_forfeited ON games (tournament, round, variant_index, tbl, deal, rotation)
+    WHERE result NOT LIKE '%"forfeit":null%' AND result NOT LIKE '%"forfeit": null%';
 -- the tables kept as the games land (leagues/tournament/tally.py): the fold of the stored games of a
 -- tournament in schedule order up to its watermark
 CREATE TABLE IF NOT EXISTS tallies (
@@ -468,7 +472,8 @@ class Store:
             parts.append(f"({ORDER_COLUMNS}) > (?, ?, ?, ?, ?)")
             args.extend(after)
         if forfeits:
-            # the stored result JSON is compact; a row written with spaces reads the same
+            # the stored result JSON is compact; a row written with spaces reads the same (the terms of
+            # the partial index games_forfeited: written the same, so that it serves)
             parts.append("result NOT LIKE '%\"forfeit\":null%' AND result NOT LIKE '%\"forfeit\": null%'")
         if entrant is not None:
             if tournament is None:  # only the tournaments it entered (a run and an import hold every seat's
