@@ -192,3 +192,22 @@ def test_a_records_file_that_cannot_be_written_is_one_line_after_the_summary(
     assert exit_.value.code == 2 and "4 deals" in captured.out
     assert captured.err.strip().splitlines()[-1] == (
         f"tute: error: {tmp_path / 'r.jsonl'}: No space left on device: the records file lacks the deals after it")
+
+
+def test_a_module_in_the_current_folder_is_found_by_no_command(tmp_path: Path) -> None:
+    """docs/bots.md: the current folder is not searched for ``module:Class``. ``tute run`` and ``tute
+    match`` refused such a bot, but ``tute play`` and ``tute bots check`` found it: their bot process,
+    started with ``python -m``, had the folder first on its path. ``PYTHONPATH=.`` is the way."""
+    import os
+
+    (tmp_path / "mymodule.py").write_text("from bots.random_bot import RandomBot as MyBot\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    cmd = [str(Path(sys.executable).parent / "tute")]
+    for args in (["play", "tute-2", "mymodule:MyBot", "greedy", "-n", "1"],
+                 ["bots", "check", "mymodule:MyBot", "--deals", "2", "--variant", "tute-2"]):
+        out = subprocess.run(cmd + args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode in (1, 2) and "No module named 'mymodule'" in out.stdout + out.stderr, \
+            (args, out.returncode, out.stderr)
+        found = subprocess.run(cmd + args, cwd=tmp_path, env={**env, "PYTHONPATH": "."}, capture_output=True,
+                               text=True, timeout=120)
+        assert found.returncode == 0, (args, found.stderr)

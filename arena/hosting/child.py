@@ -259,5 +259,16 @@ def main(argv: list[str] | None = None) -> int:
     return serve(args.bot, params, args.codec, max(0.0, args.spin_us) / 1e6)
 
 
+def _without_cwd() -> None:
+    """Drop the current folder that ``python -m`` puts first on the import path, unless the referee's
+    own path holds it (``child_env`` passes that on as PYTHONPATH): a ``module:Class`` resolves here
+    as it does in the referee, where the current folder is not searched (docs/bots.md), so ``tute
+    play`` and ``tute bots check`` accept what ``tute run`` would refuse no more."""
+    given = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    if sys.path and os.path.abspath(sys.path[0] or ".") == os.getcwd() and os.getcwd() not in given:
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    _without_cwd()
     sys.exit(main())
