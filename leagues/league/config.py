@@ -20,9 +20,9 @@ from typing import Any, Mapping, Sequence
 from arena import derive_seed
 
 from leagues.tournament.checks import Checker, ConfigError, clip
-from leagues.tournament.config import BOM, FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
+from leagues.tournament.config import FORMATS, EntrantConfig, RatingConfig, TournamentConfig, VariantConfig, \
     MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT_MS, at_least, check_files, check_rounds, check_sensible, \
-    max_workers, parse_variants, read_text, toml_loads, within
+    max_workers, parse_variants, read_text, toml_loads, within, without_bom
 
 FILENAME = "league.toml"
 TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "time_limit_ms", "memory_mb",
@@ -131,7 +131,7 @@ def parse_league(text: str, *, source: str = FILENAME, base: Path | None = None,
     ceilings and path rules), and, as there, every problem of the file is reported at once. Without
     ``files`` the store and log are not looked at on disk: a season's stored copy, whose store and log
     the league's file as it is now gives."""
-    text = text[len(BOM):] if text.startswith(BOM) else text
+    text = without_bom(text)
     c = Checker(source, text)
     base = base or Path.cwd()
     data = toml_loads(text, source)

@@ -472,12 +472,13 @@ def _first_of_tables(rows: Iterable[GameRow], count: int) -> list[GameRow]:
     return out
 
 
-def _replays(store: Store, season: Season, games: Games, count: int, folder: Path) -> list[tuple[GameRow, str]]:
+def _replays(season: Season, games: Games, count: int, folder: Path) -> list[tuple[GameRow, str]]:
     """Replay pages for the first games of the season's tables (at most ``count``)."""
     out: list[tuple[GameRow, str]] = []
     for g in _first_of_tables(games.rows(season.tournaments), count):
         rel = "replays/" + _file_name(g.id)
-        (folder / rel).write_text(report_replay(store.record(g.id), games.local), encoding="utf-8")
+        assert games.store is not None  # it gave the row
+        (folder / rel).write_text(report_replay(games.store.record(g.id), games.local), encoding="utf-8")
         out.append((g, rel))
     return out
 
@@ -516,8 +517,7 @@ def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
         store = stack.enter_context(Store(cfg.store, readonly=True)) if seasons else None
         games = Games(store, tuple(t for s in seasons for t in s.tournaments), _season_teams(lg, seasons),
                       cfg.store.name, local)
-        pages = {season.season: _replays(store, season, games, replays, folder)
-                 for season in seasons if store is not None}
+        pages = {season.season: _replays(season, games, replays, folder) for season in seasons}
         written = {g.id: rel for ps in pages.values() for g, rel in ps}
         pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()
         body += ["<h2>Head to head</h2>", _head_to_head(names, games, pairs), "<h2>Seasons</h2>"]

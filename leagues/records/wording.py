@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from arena.cards import NO_SUIT, SUIT_NAMES_EN, SUIT_NAMES_ES, SUITS
 from arena.matchplay import decided_by
-from arena.result import GameResult
+from arena.result import GameResult, thrown_in
 
 LANGS = ("en", "es")
 SUIT_WORDS = {"en": SUIT_NAMES_EN, "es": SUIT_NAMES_ES}
@@ -239,9 +239,9 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     if result.reason == "tute" and result.tute:
         return w("by_tute", win=win(), face=w(FACE_OF_TUTE.get(result.tute["face"], "kings")),
                  by=w.who(result.tute["seat"]), score=score)
-    if result.contract is not None or result.reason == "redeal":
+    if result.contract is not None or thrown_in(result):
         c = result.contract or {}
-        if result.reason == "redeal" or c.get("made") is None:
+        if thrown_in(result) or c.get("made") is None:
             return w("redeal")
         d = c["seat"]
         side = sides[side_of[d]]

@@ -164,6 +164,8 @@ class ClusterExecutor:
         d = _dask()
         where, local = parse_address(address)
         self.cluster = None
+        #: Dask's loggers as ``_quiet_dask`` found them, for ``_loud_dask`` to give back
+        self._dask_log: list[tuple[logging.Logger, bool, list[logging.Handler], int]] = []
         try:
             if local is not None:
                 # its own logs only when critical: a worker's heartbeat that meets the scheduler closing
@@ -390,16 +392,16 @@ class ClusterExecutor:
                 logger.propagate = True
         dask_log = logging.getLogger("distributed")
         dask_log.setLevel(max(dask_log.level, logging.WARNING))
-        self._dask_log: list[tuple[logging.Logger, bool, list[logging.Handler], int]] | None = saved
+        self._dask_log = saved
 
     def _loud_dask(self) -> None:
-        for logger, propagate, streams, level in getattr(self, "_dask_log", None) or []:
+        for logger, propagate, streams, level in self._dask_log:
             logger.propagate = propagate
             logger.setLevel(level)
             for h in streams:
                 if h not in logger.handlers:
                     logger.addHandler(h)
-        self._dask_log = None
+        self._dask_log = []
 
     def _close_cluster(self) -> None:
         if self.cluster is not None:

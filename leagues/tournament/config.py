@@ -195,6 +195,10 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
 BOM = "\ufeff"
 
 
+def without_bom(text: str) -> str:
+    return text[len(BOM):] if text.startswith(BOM) else text
+
+
 def read_text(path: Path, source: str, hint: str = "") -> str:
     """A config file's text (``tournament.toml`` or ``league.toml``), without a byte-order mark; a file
     that is missing, unreadable or not UTF-8 is one line naming it (``hint`` follows "no such file")."""
@@ -208,7 +212,7 @@ def read_text(path: Path, source: str, hint: str = "") -> str:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return text[len(BOM):] if text.startswith(BOM) else text
+    return without_bom(text)
 
 
 def toml_loads(text: str, source: str) -> dict[str, Any]:

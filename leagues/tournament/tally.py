@@ -199,6 +199,9 @@ class Tally:
         self.rc = rc
         self.teams = {label: [tuple(t) for t in ts] for label, ts in teams.items()}
         self.priors = dict(priors or {})
+        #: the variants whose table is the pooled one: a single variant starting from the same priors
+        self.shared = {label for label in self.teams
+                       if len(self.teams) == 1 and (self.priors.get(label) or {}) == (self.priors.get(POOLED) or {})}
         self.scopes: dict[str, ScopeTally] = {}
         self.forfeits: dict[str, EntrantForfeits] = {}
         self.dirty_forfeits: set[str] = set()
@@ -209,7 +212,7 @@ class Tally:
         """The table of one variant (``None``: of every variant). With a single variant the two are
         one fold, kept once, unless they start from different priors (a league season whose pooled
         and per-variant ratings were carried apart, e.g. after a variant was dropped from the league)."""
-        key = POOLED if label is None or self._shared(label) else label
+        key = POOLED if label is None or label in self.shared else label
         s = self.scopes.get(key)
         if s is None:
             s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors.get(key))
@@ -222,7 +225,7 @@ class Tally:
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
         self.scope(None).add(row)
-        if not self._shared(row.variant):
+        if row.variant not in self.shared:
             self.scope(row.variant).add(row)
         if forfeits is None:
             f = row.result.forfeit
@@ -237,10 +240,6 @@ class Tally:
             e.first.setdefault(reason, (gid, detail))
         self.watermark = row.order
         self.games += 1
-
-    def _shared(self, label: str) -> bool:
-        """Whether ``label``'s table is the pooled one: a single variant starting from the same priors."""
-        return len(self.teams) == 1 and (self.priors.get(label) or {}) == (self.priors.get(POOLED) or {})
 
     # --------------------------------------------------------------------------------- storage
     def save(self, db: sqlite3.Connection) -> None:
