@@ -136,13 +136,21 @@ def test_head_to_head_at_a_score_of_one_keeps_a_width() -> None:
     assert h[("bad", "good")].score == 0.0 and h[("bad", "good")].half_width > 0.1
 
 
-def test_an_unbounded_interval_reads_inf_never_a_negative_half_width() -> None:
-    """Every block won (or lost): Elo is infinite and so is its interval; the text said "+/- -inf"."""
-    from leagues.tournament.sprt import estimate
+def test_a_perfect_score_reads_a_one_sided_bound_never_inf_plus_minus_inf() -> None:
+    """Every block won (or lost): Elo is infinite, and the text once said "+/- -inf", then "inf +/- inf",
+    which tells a user nothing; the games still bound it on one side (Wilson's, over the games)."""
+    from leagues.tournament.sprt import _elo, estimate, wilson
 
-    for counts in ([0, 0, 0, 0, 5], [5, 0, 0, 0, 0]):
+    for counts, sign, word in (([0, 0, 0, 0, 5], "at least +", "won"), ([5, 0, 0, 0, 0], "at most -", "lost")):
         text = estimate(counts).text()
-        assert text.count("+/- inf,") == 2 and "+/- -" not in text and "nan" not in text, text
+        assert "+/-" not in text and "nan" not in text, text
+        assert f"every game {word}: {sign}166.20 at 95% over 10 games" in text, text
+    assert _elo(wilson(10, 10)[0]) == pytest.approx(166.20, abs=0.01)
+    # a bound that grows with the games: 200 blocks of 2 games all won say far more than 5
+    assert "at least +807.03 at 95% over 400 games" in estimate([0, 0, 0, 0, 200]).text()
+    # one block short of perfect: the two-sided figures again, its upper end unbounded
+    text = estimate([0, 1, 0, 0, 5]).text()
+    assert "+/- inf, nElo" in text and "every game" not in text, text
 
 
 def test_bounds_are_held_to_what_each_model_computes() -> None:

@@ -167,8 +167,21 @@ class Estimate:
     los: float
 
     def text(self) -> str:
+        if self.blocks and not 0 < self.score < 1:
+            return self._one_sided()
         return (f"Elo {_fmt(self.elo)} +/- {_half(self.elo_error)}, nElo {_fmt(self.nelo)} +/- "
                 f"{_half(self.nelo_error)}, LOS {100 * self.los:.2f}%")
+
+    def _one_sided(self) -> str:
+        """Every game won (or lost): the Elo is infinite and a two-sided interval says nothing ("inf
+        +/- inf"), but the games still bound it on one side. The bound is Wilson's over the games, as
+        if each were apart: it is the figure a user can act on ("at least +X")."""
+        n = self.blocks * self.games
+        won = self.score >= 1
+        lo, hi = wilson(n if won else 0, n)
+        bound, word, sign = (_elo(lo), "won", "at least") if won else (_elo(hi), "lost", "at most")
+        return (f"Elo {_fmt(self.elo)} (every game {word}: {sign} {bound:+.2f} at 95% over {n} games), "
+                f"nElo {_fmt(self.nelo)}, LOS {100 * self.los:.2f}%")
 
 
 def _fmt(x: float) -> str:
