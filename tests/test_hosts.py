@@ -315,6 +315,69 @@ def test_close_kills_a_hung_bot_and_its_children_quickly() -> None:
     assert not alive_in_group()
 
 
+def _hello_then(code: str) -> str:
+    return ("import json,subprocess,sys,time,os\n"
+            "sys.stdin.readline(); print(json.dumps({'type':'hello','name':'h'}), flush=True)\n" + code)
+
+
+def _gone(pid: int) -> bool:
+    for _ in range(40):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_closing_a_bot_reaped_earlier_kills_nothing_by_its_old_pid() -> None:
+    """Pids wrap (at 32768 here), so once a dead bot is reaped its pid, and a group of that id, may be
+    another process's: a host closed later killed that process's children and its whole group (another
+    bot's, a session leader). A stand-in takes the old pid's place; it and its child must live."""
+    p = SubprocessHost([sys.executable, "-c", _hello_then("sys.exit(0)")], "short", time_limit_ms=2000)
+    p.start()
+    proc = p.proc
+    for _ in range(100):
+        if not p.alive:  # ``alive`` reaps it
+            break
+        time.sleep(0.02)
+    assert proc.returncode is not None
+    other = subprocess.Popen([sys.executable, "-c", "import subprocess,sys,time\n"
+                              "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+                              "print(c.pid, flush=True); time.sleep(60)"],
+                             stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        grandchild = int(other.stdout.readline())
+        proc.pid = other.pid  # the old pid, now another session's leader
+        p.close()
+        time.sleep(0.2)
+        assert other.poll() is None and not _gone(grandchild)
+    finally:
+        os.killpg(other.pid, 9)
+        other.wait()
+
+
+def test_a_group_member_outliving_a_reaped_bot_is_still_killed() -> None:
+    """The same care keeps the group kill for the bot's own group: a child that stays in the group, its
+    environment cleared (no token to find it by), dies with the host even after the leader was reaped."""
+    code = _hello_then("c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], env={})\n"
+                       "print(c.pid, file=sys.stderr, flush=True)\nos._exit(0)\n")
+    p = SubprocessHost([sys.executable, "-c", code], "leaver", time_limit_ms=2000)
+    p.start()
+    proc = p.proc
+    for _ in range(100):
+        if not p.alive:
+            break
+        time.sleep(0.02)
+    assert proc.returncode is not None
+    members = subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert len(members) == 1, members
+    p.close()
+    assert _gone(int(members[0]))
+
+
 def test_time_limit_is_configurable() -> None:
     v = get_variant("tute-2")
     slow = {"mode": "sleep", "sleep_s": 0.3, "once": True, "after": 1}

@@ -102,6 +102,25 @@ def _kill_left_behind(token: str) -> None:
             pass
 
 
+def _kill_orphaned_group(leader: int) -> None:
+    """Kill the process group of a bot whose leader is dead and reaped: its members may live on (a
+    child that ignored the leader's end). While any does, the kernel gives no process the group's id;
+    once none does, that id is free and may be a new process's, a new group's leader (another bot):
+    so the group is killed only while no process holds the leader's pid."""
+    try:
+        os.kill(leader, 0)
+    except ProcessLookupError:
+        pass
+    except PermissionError:
+        return
+    else:
+        return
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _children() -> dict[int, list[int]]:
     """Every live process's children, from ``/proc`` (Linux; elsewhere none)."""
     children: dict[int, list[int]] = {}
@@ -365,8 +384,16 @@ class SubprocessHost:
         if proc is None:
             return
         self.proc = None
+        if proc.returncode is not None:
+            # reaped earlier (``alive``): its pid may name another process now (pids wrap, at 32768 on
+            # many systems), so its "descendants" are not the bot's; what the bot left behind was
+            # re-parented here and carries its token
+            _kill_orphaned_group(proc.pid)
+            self._reap_left_behind(proc)
+            return
         # every descendant first: a child that left the bot's process group (setsid) would outlive a
-        # killpg, playing on or holding the pipes after its game
+        # killpg, playing on or holding the pipes after its game. The pid is still this process's
+        # child (alive or a zombie), so it names the bot until the wait below
         for pid in descendants(proc.pid):
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -381,14 +408,14 @@ class SubprocessHost:
                 except ProcessLookupError:
                     pass
         else:
-            try:  # the leader is gone; its group may not be
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            _kill_orphaned_group(proc.pid)
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             log.error("bot %s: process %d survived SIGKILL", self.name, proc.pid)
+        self._reap_left_behind(proc)
+
+    def _reap_left_behind(self, proc: subprocess.Popen[bytes]) -> None:
         _kill_left_behind(self._token)  # what left the bot's tree before it died, re-parented here
         for f in (proc.stdin, proc.stdout):
             try:
