@@ -107,3 +107,41 @@ def test_a_cluster_says_the_games_a_bots_clock_decided(tmp_path: Path) -> None:
     # ClockedBot's clock ends a decision in each deal's first rotation: 2 of the 4 games
     assert "warning: in 2 games a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d0/s0)" \
         in out.stderr
+
+
+def test_a_worker_its_nanny_starts_again_stays_quiet_and_the_variable_goes(tmp_path: Path) -> None:
+    """``silence_logs`` quiets a local cluster's first workers only: one its nanny started again after a
+    bot ended the last printed Dask's INFO lines, and a traceback when the run closed the cluster under
+    it, on the run's terminal. The level reaches every worker through the environment, which is given
+    back when the cluster closes."""
+    import logging
+
+    from leagues.tournament.cluster import _DASK_LOG_VARIABLE, ClusterExecutor
+    from leagues.tournament.config import load_config
+
+    cfg = load_config(write_config(tmp_path, deals=1, variants=[{"name": "tute-2"}], entrants=ENTRANTS[:2]))
+    before = os.environ.get(_DASK_LOG_VARIABLE)
+    executor = ClusterExecutor(cfg, "local:1")
+    try:
+        level = lambda: logging.getLogger("distributed").level  # noqa: E731
+        assert list(executor.client.run(level).values()) == [logging.CRITICAL]
+        old = set(executor.client.scheduler_info()["workers"])
+        with pytest.raises(Exception):  # noqa: B017 - the worker gone before it answers
+            executor.client.run(os._exit, 3)  # what an in-process bot that ends its process does
+        for _ in range(300):
+            if set(executor.client.scheduler_info()["workers"]) - old:
+                break
+            time.sleep(0.1)
+        executor.client.wait_for_workers(1, timeout=30)
+        for _ in range(100):
+            try:
+                levels = list(executor.client.run(level).values())
+            except Exception:  # noqa: BLE001 - the worker still starting
+                levels = []
+            if levels:
+                break
+            time.sleep(0.1)
+        assert levels == [logging.CRITICAL]
+    finally:
+        executor.terminate()
+    assert os.environ.get(_DASK_LOG_VARIABLE) == before

@@ -221,9 +221,8 @@ def test_a_lost_scheduler_is_one_line_and_the_run_resumes_to_the_same_games(tmp_
 def test_a_bot_that_kills_its_worker_on_the_cluster_is_one_line(tmp_path: Path, scheduler: Scheduler) -> None:
     """An in-process bot that ends its process kills every Dask worker that plays its batch (Dask
     retries it on 4, each nanny restarting its worker): a KilledWorker traceback; now one line naming
-    the batch's games, exit 2, as the local pool says a worker's death. (A cluster of its own workers:
-    with ``local:N`` a worker its nanny is restarting as the run closes the cluster may print Dask's
-    own lines on the run's terminal.)"""
+    the batch's games, exit 2, as the local pool says a worker's death. (With ``local:N`` the
+    restarted workers are quiet too: ``test_cluster.py``.)"""
     write_config(tmp_path, deals=4, variants=[{"name": "tute-2"}], entrants=[
         ENTRANTS[1], {"name": "exit", "bot": "league_bots:ExitBot", "isolation": "inprocess"}])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH")) if p)}

@@ -38,6 +38,8 @@ CONNECT_SECONDS = 5.0
 #: how long a run waits for a worker (a scheduler without any, or whose workers all died) before it
 #: stops, saying so; the games stored are kept and running again resumes
 NO_WORKER_SECONDS = 60.0
+#: Dask's config from the environment (``logging.distributed``): the level of a local cluster's workers
+_DASK_LOG_VARIABLE = "DASK_LOGGING__DISTRIBUTED"
 
 
 class ClusterError(RuntimeError):
@@ -164,6 +166,10 @@ class ClusterExecutor:
         d = _dask()
         where, local = parse_address(address)
         self.cluster = None
+        #: the workers of a cluster of this run's own (``local:N``), else None
+        self.local: int | None = None
+        #: ``_DASK_LOG_VARIABLE`` as it was before a local cluster set it (None: unset)
+        self._dask_variable: str | None = None
         #: Dask's loggers as ``_quiet_dask`` found them, for ``_loud_dask`` to give back
         self._dask_log: list[tuple[logging.Logger, bool, list[logging.Handler], int]] = []
         try:
@@ -174,6 +180,12 @@ class ClusterExecutor:
                 # its processes start with Ctrl-C ignored (kept across their exec): the terminal sends it to
                 # the whole group, and each printed a traceback of its own; the run stops them itself
                 previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+                # ``silence_logs`` reaches the first workers only: one its nanny starts again (a bot
+                # ended the process) reads Dask's logging config afresh, from the environment this
+                # process has when the nanny starts it, so the variable stays until the cluster closes
+                self._dask_variable = os.environ.get(_DASK_LOG_VARIABLE)
+                os.environ[_DASK_LOG_VARIABLE] = "critical"
+                self.local = local
                 try:
                     # its HTTP server on any free port: on 8787, taken by another cluster or a second
                     # run, Dask printed a warning of four lines on the terminal
@@ -349,6 +361,7 @@ class ClusterExecutor:
         if self.stopped:
             return
         self.stopped = True
+        self._settle_workers()
         try:
             if self.registered:
                 self.client.unregister_worker_plugin(self.plugin)  # each worker closes its players
@@ -364,6 +377,10 @@ class ClusterExecutor:
         self.stopped = True
         try:
             self.client.cancel(list(self.client.futures.values()), force=True)
+        except Exception:  # noqa: BLE001 - stopping: whatever is left ends with the cluster
+            pass
+        self._settle_workers()
+        try:
             if self.registered:
                 self.client.unregister_worker_plugin(self.plugin)
         except Exception:  # noqa: BLE001 - stopping: whatever is left ends with the cluster
@@ -407,3 +424,21 @@ class ClusterExecutor:
         if self.cluster is not None:
             self.cluster.close()
             self.cluster = None
+        if self.local is not None:
+            if self._dask_variable is None:
+                os.environ.pop(_DASK_LOG_VARIABLE, None)
+            else:
+                os.environ[_DASK_LOG_VARIABLE] = self._dask_variable
+            self.local = None
+
+    def _settle_workers(self) -> None:
+        """A worker its nanny is starting again (a bot ended the last one) that meets its cluster
+        closing dies printing its process's traceback on the run's terminal, whatever the log level:
+        a cluster of the run's own closes once its workers are up again (at once after a good run),
+        or after a few seconds."""
+        if self.local is None:
+            return
+        try:
+            self.client.wait_for_workers(self.local, timeout=CONNECT_SECONDS)
+        except Exception:  # noqa: BLE001 - closing anyway
+            pass
