@@ -574,15 +574,17 @@ class SubprocessHost:
         fd = self._out
         spin_until = 0.0
         while True:
+            # blank lines are skipped, all at once: one at a time was quadratic in a flood of them
+            buf = buf.lstrip(b" \t\r\n")
             i = buf.find(b"\n")
             if i >= 0:
-                line, self._buf = buf[:i], buf[i + 1:]
-                if line.strip():
-                    return line
-                buf = self._buf
-                continue
+                self._buf = buf[i + 1:]
+                return buf[:i]
             if len(buf) > 1 << 20:
                 self._fail("protocol", f"a line longer than 1 MiB (the protocol's limit): {buf[:100]!r}...")
+            if time.monotonic() >= deadline:
+                # output that never makes an answer (blank lines without end) ends in time too
+                self._timed_out(what, buf)
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
@@ -596,15 +598,7 @@ class SubprocessHost:
                 if left <= 0 or not self._poll.poll(max(1, int(left * 1000 + 0.999))):
                     if time.monotonic() < deadline:
                         continue
-                    self._buf = buf
-                    if self.proc is not None and self.proc.poll() is not None:
-                        # the bot is gone, but a process it started holds its output open: no timeout of its
-                        self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited (a process "
-                                            f"it started still holds its output open)")
-                    limit = self.startup_ms if what == "hello" else self.time_limit_ms
-                    hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
-                            "print(..., flush=True)), or a buffered answer never arrives" if what == "hello" else "")
-                    self._fail("timeout", f"no {what} answer within {limit} ms{hint}")
+                    self._timed_out(what, buf)
                 continue
             except OSError as exc:
                 chunk = b""
@@ -618,6 +612,17 @@ class SubprocessHost:
                 self._buf = b""
                 self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited")
             buf += chunk
+
+    def _timed_out(self, what: str, buf: bytes) -> Any:
+        self._buf = buf
+        if self.proc is not None and self.proc.poll() is not None:
+            # the bot is gone, but a process it started holds its output open: no timeout of its
+            self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited (a process "
+                                f"it started still holds its output open)")
+        limit = self.startup_ms if what == "hello" else self.time_limit_ms
+        hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
+                "print(..., flush=True)), or a buffered answer never arrives" if what == "hello" else "")
+        self._fail("timeout", f"no {what} answer within {limit} ms{hint}")
 
 
 def plugin_command(target: str, params: dict[str, Any] | None = None, codec: str = CODEC_JSON) -> list[str]:
