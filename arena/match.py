@@ -98,6 +98,14 @@ def _bot_seeds(game_seed: int | None, players: int) -> list[int | None]:
     return out
 
 
+def _said(exc: BaseException) -> str:
+    """A plugin's exception as the record tells it: its ``repr`` is the plugin's code, and may fail."""
+    try:
+        return repr(exc)
+    except BaseException:  # noqa: BLE001 - anything it raises says only that
+        return f"a {type(exc).__name__} (its repr failed)"
+
+
 def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Sequence[Player], *,
               game_id: str = "", seed: int | None = None, names: Sequence[str] | None = None,
               ask_forced: bool = False) -> GameRecord:
@@ -120,8 +128,10 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             except BotFailure as f:
                 state.forfeit(seat, f.reason, f.detail)
                 break
-            except Exception as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
-                state.forfeit(seat, "crash", f"new_game raised {exc!r}")
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
+                state.forfeit(seat, "crash", f"new_game raised {_said(exc)}")
                 break
     # the loop every decision of every game runs: its lookups made once (a fifth of its cost)
     view_of, legal_actions, apply = PlayerView.of, state.legal_actions, state.apply
@@ -140,16 +150,22 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         except BotFailure as f:
             state.forfeit(seat, f.reason, f.detail)
             break
-        except Exception as exc:
-            state.forfeit(seat, "crash", f"choose raised {exc!r}")
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # GeneratorExit too: a plugin never ends the command
+            state.forfeit(seat, "crash", f"choose raised {_said(exc)}")
+            break
+        if type(action) is not str:
+            # judged by its type alone: comparing it with the legal actions, or showing it, would run the
+            # plugin's code (an ``__eq__`` or ``__repr__`` that raises) inside the referee
+            state.forfeit(seat, "protocol", f"answered a {type(action).__name__}, not an action's text")
             break
         try:
             apply(action)
         except IllegalAction as exc:
-            # an action of the notation that the rules forbid here is a renuncio; anything else (not text,
-            # or text that is no action at all) is a broken protocol
-            reason = "illegal" if isinstance(action, str) and action in CODE else "protocol"
-            state.forfeit(seat, reason, f"answered {action!r}: {exc}")
+            # an action of the notation that the rules forbid here is a renuncio; text that is no action
+            # at all is a broken protocol
+            state.forfeit(seat, "illegal" if action in CODE else "protocol", f"answered {action!r}: {exc}")
             break
     record = GameRecord.from_state(state, game_id=game_id, seed=seed, seats=names)
     result = record.result.to_json()

@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 from .cards import NAMES
+from .result import FORFEIT_REASONS
+from .state import FORFEIT_DETAIL
 from .variants import VARIANTS, Variant, VariantError
 
 _CARD_NAMES = frozenset(NAMES)
@@ -24,6 +26,20 @@ _CARD_NAMES = frozenset(NAMES)
 #: that look alike differ; and lone surrogates, which are no text (a byte that is not UTF-8, from a
 #: command line), and which no file or page can write
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\xad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+#: how ``escaped`` writes the commonest controls; any other as ``\xNN`` or ``\uNNNN``
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escaped(text: str) -> str:
+    """``text`` with every ``CONTROL`` character written as its escape: a bot's words (a forfeit's
+    detail, its stderr) shown on one line of a terminal, where an escape sequence would act (clear the
+    screen, set the title) and a newline would split a listing's row."""
+    if not CONTROL.search(text):
+        return text
+    return CONTROL.sub(lambda m: _ESCAPES.get(m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                                               else f"\\u{ord(m.group()):04x}"), text)
+
+
 #: the longest id and seat name a record may carry
 ID_MAX = 300
 SEED_LIMIT = 2 ** 63
@@ -148,4 +164,23 @@ def check_record(data: Any) -> Variant:
             raise _fail(f"result.{key}", f"expected a list of {n} integers", values)
     if not isinstance(result.get("reason"), str):
         raise _fail("result.reason", "expected a string", result.get("reason"))
+    _forfeit(result.get("forfeit"), n)
     return v
+
+
+def _forfeit(f: Any, n: int) -> None:
+    """``result.forfeit``: null or a seat, one of the reasons and a detail, as the referee writes it (a
+    replay copies it into the deal, so nothing else would check it)."""
+    if f is None:
+        return
+    if not isinstance(f, dict):
+        raise _fail("result.forfeit", "expected null or an object", f)
+    if not (_int(f.get("seat")) and 0 <= f["seat"] < n):
+        raise _fail("result.forfeit.seat", f"expected a seat from 0 to {n - 1}", f.get("seat"))
+    if f.get("reason") not in FORFEIT_REASONS:
+        raise _fail("result.forfeit.reason", f"expected one of {', '.join(FORFEIT_REASONS)}", f.get("reason"))
+    detail = f.get("detail", "")
+    if not isinstance(detail, str):
+        raise _fail("result.forfeit.detail", "expected a string", detail)
+    if len(detail) > FORFEIT_DETAIL:
+        raise _fail("result.forfeit.detail", f"longer than {FORFEIT_DETAIL} characters")

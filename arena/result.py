@@ -6,11 +6,15 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 
+#: why a seat forfeits: a forbidden action, no answer in time, a bot gone, an answer that is no action
+FORFEIT_REASONS = ("illegal", "timeout", "crash", "protocol")
+
+
 @dataclass(frozen=True)
 class Forfeit:
     """A renuncio: the seat that broke a rule, failed or answered nonsense, and why."""
     seat: int
-    reason: str  # illegal | timeout | crash | protocol
+    reason: str  # one of FORFEIT_REASONS
     detail: str = ""
 
     def to_json(self) -> dict[str, Any]:

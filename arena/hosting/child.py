@@ -46,7 +46,12 @@ class _Channel:
         try:
             data = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
         except (TypeError, ValueError):  # choose returned something JSON cannot carry: not an action
-            fallback: dict[str, Any] = {"action": {"unserializable": repr(msg.get("action"))[:200]}}
+            action = msg.get("action")
+            try:
+                shown = repr(action)[:200]
+            except Exception:  # noqa: BLE001 - the plugin's own repr: its failure says no more
+                shown = f"a {type(action).__name__} (its repr failed)"
+            fallback: dict[str, Any] = {"action": {"unserializable": shown}}
             if "request" in msg:
                 fallback["request"] = msg["request"]
             data = json.dumps(fallback).encode() + b"\n"

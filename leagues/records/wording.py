@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from arena.cards import NO_SUIT, SUIT_NAMES_EN, SUIT_NAMES_ES, SUITS
 from arena.matchplay import decided_by
+from arena.record_schema import escaped
 from arena.result import GameResult, thrown_in
 
 LANGS = ("en", "es")
@@ -185,7 +186,9 @@ class Words:
         return cls(lang, tuple(seat_labels(shown, lang)), tuple(shown), isolate)
 
     def free(self, text: str) -> str:
-        """Text from a bot (a forfeit's detail), isolated as a name is."""
+        """Text from a bot (a forfeit's detail), isolated as a name is, its controls as escapes: on a
+        terminal an escape sequence would act, and a newline split a listing's row of one game."""
+        text = escaped(text)
         return isolated(text) if self.isolate else text
 
     def __call__(self, key: str, **kw: object) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
 from arena.hosting import clock_stops, make_player, resolve_spec
+from arena.record_schema import escaped
 from arena.result import LOSS, SHARED, WIN, outcome
 from arena.view import PlayerView
 
@@ -174,7 +175,7 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
             if r.forfeit is not None and r.forfeit.seat in seats:
                 rep.failures[r.forfeit.reason] += 1
                 if len(rep.examples) < 3:
-                    rep.examples.append(f"deal {rec.id}: {r.forfeit.reason}: {r.forfeit.detail}")
+                    rep.examples.append(f"deal {rec.id}: {r.forfeit.reason}: {escaped(r.forfeit.detail)}")
             kind = outcome(r, seats[0], rec.teams)
             if kind == SHARED:
                 rep.draws += 1

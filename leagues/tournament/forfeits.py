@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from arena.record_schema import escaped
 from leagues.tournament.packing import unpack
 from leagues.tournament.store import ROW_RESULT
 
@@ -60,11 +61,12 @@ def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tup
 
 
 def first_line(text: str, limit: int = 200) -> str:
-    """A detail for one line of a summary: the last non-empty line of a stack trace says most."""
+    """A detail for one line of a summary: the last non-empty line of a stack trace says most. What a bot
+    wrote is shown with its controls as escapes: an escape sequence would act on the terminal."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return ""
-    line = lines[-1] if len(lines) > 1 and "Traceback" in lines[0] else lines[0]
+    line = escaped(lines[-1] if len(lines) > 1 and "Traceback" in lines[0] else lines[0])
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
