@@ -365,8 +365,6 @@ def readable_store(folder: Path, name: str = "s.sqlite") -> bool:
     return out.returncode == 0 and "imported/play/3/0" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: `tute export --out` given the store itself replaces the store "
-                                       "with the export")
 def test_export_never_writes_over_its_own_store(store: Path, tmp_path: Path) -> None:
     (tmp_path / "s.sqlite").write_bytes((store / "s.sqlite").read_bytes())
     out = tute(tmp_path, "export", "--store", "s.sqlite", "--out", "s.sqlite")
@@ -374,8 +372,6 @@ def test_export_never_writes_over_its_own_store(store: Path, tmp_path: Path) -> 
     one_line_error(out, "s.sqlite")
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: `tute replay --html` writes over the store or the records "
-                                       "file it replays from")
 @pytest.mark.parametrize("source", ["store", "file"])
 def test_replay_html_never_writes_over_what_it_reads(store: Path, tmp_path: Path, source: str) -> None:
     (tmp_path / "s.sqlite").write_bytes((store / "s.sqlite").read_bytes())
@@ -428,13 +424,10 @@ def test_a_bad_argument_is_one_line_and_exit_2(store: Path, args: tuple[str, ...
     assert not (store / "n.sqlite").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: `tute play --records ''` is a traceback (Path('').with_suffix)")
 def test_an_empty_records_path_is_one_line(tmp_path: Path) -> None:
     one_line_error(tute(tmp_path, "play", "tute-2", "greedy", "random", "-n", "1", "--records", ""), "--records")
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: conflicting or empty replay options are silently ignored "
-                                       "(GAME_ID with --file, --step with --html, --html '')")
 @pytest.mark.parametrize("args", [("imported/play/3/0", "--store", "s.sqlite", "--file", "r.jsonl", "--index", "1"),
                                   ("--file", "r.jsonl", "--step", "--html", "x.html"),
                                   ("imported/play/3/0", "--store", "s.sqlite", "--html", "")])

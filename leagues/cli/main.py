@@ -308,6 +308,9 @@ def _play_log(records: str | None, log_path: str | None) -> Path:
     when the records' own name ends in .log), else ./tute-play.log. The records file is checked first,
     so that its error names --records; a log that is the records file is refused: its lines would make
     the records unreadable."""
+    for option, value in (("--records", records), ("--log", log_path)):
+        if value == "":
+            raise UserError(f"{option}: give a file name")
     if records is None:
         return Path(log_path or "tute-play.log")
     out = Path(records)

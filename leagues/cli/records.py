@@ -18,7 +18,7 @@ from arena.matchplay import MatchRecord
 from leagues.cli.style import colour as use_colour
 from leagues.records.archive import (ArchiveError, ImportResult, export, import_records, is_header, open_text,
                                      parse_line, read_lines, replayed, tournament_name_problem, verify)
-from leagues.tournament.config import ConfigError, load_config
+from leagues.tournament.config import ConfigError, load_config, store_clash
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
 from leagues.records.wording import result_of
@@ -147,6 +147,20 @@ def step_pause(hint: str) -> bool:
     return line.strip().lower() not in ("q", "quit")
 
 
+def written_apart(option: str, out: str, what: str, store: Path | None = None, source: str | None = None) -> None:
+    """Refuse a file to write (``--html``, ``--out``) that is no name, or is what the command reads: the
+    store (or SQLite's files and the run's locks beside it) or the records file; written over, every
+    game in it was lost, with exit status 0."""
+    if not out:
+        fail(f"{option}: give a file name")
+    if source is not None and Path(out).resolve() == Path(source).resolve():
+        fail(f"{option} {out}: the file the records are read from; name another")
+    if store is not None:
+        problem = store_clash(Path(out), store, what)
+        if problem is not None:
+            fail(f"{option} {problem}")
+
+
 def show_record(rec: GameRecord, seat: int | None, lang: str, long_names: bool, step: bool, html_out: str | None) -> None:
     if seat is not None and not 0 <= seat < len(rec.seats):
         fail(f"--seat {seat}: the game has seats 0 to {len(rec.seats) - 1}")
@@ -251,6 +265,12 @@ def register(cli: click.Group) -> None:
           tute replay --file games.jsonl --index 3 --lang es --long
           tute replay builtin/tute-4-pairs/r1/t1/d0/s0 --html game.html
         """
+        if file_ and game_id:
+            fail(f"give a GAME_ID or --file FILE, not both ({game_id} and --file {file_})")
+        if step and html_out is not None:
+            fail("--step replays on this terminal and --html writes a page: give one of them")
+        if html_out is not None:
+            written_apart("--html", html_out, "the page", None if file_ else store_path_of(store_path), file_)
         if file_:
             rec = record_from_file(file_, index)
         elif game_id:
@@ -305,6 +325,8 @@ def register(cli: click.Group) -> None:
         Example:
           tute export --tournament builtin --out builtin.jsonl.gz
         """
+        if out is not None:
+            written_apart("--out", out, "the export", store_path_of(store_path))
         with open_store(store_path) as store:
             if tournament is not None:  # before the file is touched: a name not stored leaves --out as it was
                 pick_tournament(store, tournament)

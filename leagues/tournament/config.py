@@ -422,27 +422,36 @@ _SQLITE_FILES = {"-wal": "write-ahead log", "-shm": "shared-memory index", "-jou
 
 
 def _apart(c: Checker, key: str, log: Path, store: Path) -> None:
-    """The log must be a file of its own: not the store (or a link to it), whose pages its lines would
-    break; not a folder the store is in, nor under the store (the run makes one of them a file, then
-    fails on the other); not one of SQLite's files beside the store, nor a run's lock file there."""
+    problem = store_clash(log, store, "the log")
+    if problem is not None:
+        same = key != "log" and log.resolve() == store.resolve()  # a log named after the store
+        hint = " (the log is the store's name with .log: name the store .sqlite)" if same else ""
+        raise c.fail(key, problem + hint)
+
+
+def store_clash(path: Path, store: Path, what: str) -> str | None:
+    """Why a file a command writes (``what``: a run's log, an export, a page) cannot be ``path``, or
+    None: it must be a file of its own, not the store (or a link to it), whose pages its lines would
+    break; not a folder the store is in, nor under the store (one of them would have to be a file and
+    a folder at once); not one of SQLite's files beside the store, nor a run's lock file there."""
     try:
-        log_r, store_r = log.resolve(), store.resolve()
-    except (OSError, ValueError, RuntimeError):  # a path no file can have: ``_writable_file`` says why
-        return
-    if log_r == store_r:
-        hint = "" if key == "log" else " (the log is the store's name with .log: name the store .sqlite)"
-        raise c.fail(key, f"{log} is the store and the log at once; give them different files{hint}")
-    if store_r.is_relative_to(log_r):
-        raise c.fail(key, f"{log} is the store's folder ({store}); name a file for the log")
-    if log_r.is_relative_to(store_r):
-        raise c.fail(key, f"{log} is under the store {store}, a file; name a file beside it")
-    if log_r.parent != store_r.parent:
-        return
-    for suffix, what in _SQLITE_FILES.items():
-        if log_r.name == store_r.name + suffix:
-            raise c.fail(key, f"{log} is the store's {what} (SQLite's file beside it); name another file")
-    if _is_lock_name(log_r.name, store_r):
-        raise c.fail(key, f"{log} is the name of a run's lock file beside the store; name another file")
+        path_r, store_r = path.resolve(), store.resolve()
+    except (OSError, ValueError, RuntimeError):  # a path no file can have: the writer says why
+        return None
+    if path_r == store_r:
+        return f"{path} is the store and {what} at once; give them different files"
+    if store_r.is_relative_to(path_r):
+        return f"{path} is the store's folder ({store}); name a file for {what}"
+    if path_r.is_relative_to(store_r):
+        return f"{path} is under the store {store}, a file; name a file beside it"
+    if path_r.parent != store_r.parent:
+        return None
+    for suffix, kind in _SQLITE_FILES.items():
+        if path_r.name == store_r.name + suffix:
+            return f"{path} is the store's {kind} (SQLite's file beside it); name another file"
+    if _is_lock_name(path_r.name, store_r):
+        return f"{path} is the name of a run's lock file beside the store; name another file"
+    return None
 
 
 def _is_lock_name(name: str, store: Path) -> bool:
