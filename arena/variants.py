@@ -7,6 +7,8 @@ play any local custom by configuration and a game record carries the exact rules
 from __future__ import annotations
 
 import dataclasses
+import functools
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -255,14 +257,7 @@ class Variant:
             if key not in known:
                 raise VariantError(f"{key}: unknown rule option (known: "
                                    f"{', '.join(sorted(k for k in known if k not in ('name', 'description')))})")
-            expected = type(getattr(self, key))
-            if type(value) is not expected:
-                try:
-                    shown = repr(value)
-                except ValueError:  # an int past Python's 4,300 digits
-                    shown = "of more than 4,300 digits"
-                shown = shown if len(shown) <= 60 else shown[:57] + "..."
-                raise VariantError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {shown}")
+            _check_type(key, value, type(getattr(self, key)))
         new = dict(opts)
         draw = new.get("draw_pile", self.draw_pile)
         if not draw and "hand_size" not in new:
@@ -279,7 +274,9 @@ class Variant:
         immutable, so the rules of a given (name, options) are built once and shared: every record
         read asks for them."""
         try:
-            key = (name, tuple(sorted(options.items())))
+            # the values' types in the key too (in the dict's order: another order only misses the
+            # cache): 6.0 == 6 and True == 1, and a hit is not checked again
+            key = (name, tuple(sorted(options.items())), tuple(map(type, options.values())))
             hash(key)
         except TypeError:  # an unhashable option value: let the constructor say what is wrong
             key = None
@@ -287,6 +284,10 @@ class Variant:
             found = _FROM_OPTIONS.get(key)
             if found is not None:
                 return found
+        types = _option_types()
+        for option, value in options.items():
+            if option in types:  # an unknown one: the constructor names it
+                _check_type(option, value, types[option])
         try:
             v = cls(name=name, **dict(options))
         except TypeError as exc:
@@ -296,8 +297,25 @@ class Variant:
         return v
 
 
+def _check_type(key: str, value: Any, expected: type) -> None:
+    """A rule option's value is of its field's type exactly (a bool is no int, 6.0 no hand size)."""
+    if type(value) is not expected:
+        try:
+            shown = repr(value)
+        except ValueError:  # an int past Python's 4,300 digits
+            shown = "of more than 4,300 digits"
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise VariantError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {shown}")
+
+
+@functools.cache
+def _option_types() -> dict[str, type]:
+    """Each rule option's type, from the dataclass's own annotations (all plain: int, bool, str)."""
+    return {k: t for k, t in typing.get_type_hints(Variant).items() if isinstance(t, type)}
+
+
 #: ``Variant.from_options`` results, by (name, sorted options)
-_FROM_OPTIONS: dict[tuple[str, tuple[tuple[str, Any], ...]], Variant] = {}
+_FROM_OPTIONS: dict[tuple[str, tuple[tuple[str, Any], ...], tuple[type, ...]], Variant] = {}
 
 VARIANTS: dict[str, Variant] = {
     v.name: v

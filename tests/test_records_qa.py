@@ -286,8 +286,6 @@ def test_a_true_forfeit_before_any_action_replays_and_imports(tmp_path: Path) ->
     assert tute(tmp_path, "verify", "--store", "s.sqlite").returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: rule options of the wrong type pass the record schema "
-                                       "(Variant.from_options does not type-check as Variant.replace does)")
 @pytest.mark.parametrize("option, value", [("forty_first", "yes"), ("exchange_seven", 1), ("hand_size", 6.0)])
 def test_a_rule_option_of_the_wrong_type_is_refused_by_name(store: Path, tmp_path: Path, option: str,
                                                             value: Any) -> None:
@@ -296,8 +294,6 @@ def test_a_rule_option_of_the_wrong_type_is_refused_by_name(store: Path, tmp_pat
     refused_everywhere(tmp_path, json.dumps(data) + "\n", option)
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: NaN and Infinity in a record are imported and exported as "
-                                       "text no strict JSON reader takes")
 @pytest.mark.parametrize("where", ["top", "result"])
 def test_nan_and_infinity_never_reach_an_export(store: Path, tmp_path: Path, where: str) -> None:
     line = (store / "r.jsonl").read_text().splitlines()[0]

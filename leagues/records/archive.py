@@ -75,11 +75,16 @@ def open_text(path: str | Path, mode: str = "rt") -> IO[str]:
     return open(p, mode[0], encoding="utf-8", errors=errors)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"not JSON: {name} (JSON has no such number)")
+
+
 def parse_line(line: str) -> Any:
     """One JSON line of a records file; anything that is not JSON (deep nesting included) is a
-    ValueError with a one-line reason, never a RecursionError."""
+    ValueError with a one-line reason, never a RecursionError. Python's reader takes NaN and
+    Infinity, which no JSON holds: stored, an export would carry them to readers that refuse them."""
     try:
-        return json.loads(line)
+        return json.loads(line, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         # json's messages may end in "at" ("Invalid control character at"): the column follows once
         raise ValueError(f"not JSON: {exc.msg.removesuffix(' at')} at column {exc.colno}") from None
