@@ -145,6 +145,26 @@ def _deal_events(record: GameRecord, st: GameState, seat: int | None, words: Wor
     return events
 
 
+def _draws(who: int, kind: str, before: dict[str, Any], st: GameState, seat: int | None, w: Words) -> list[str]:
+    """The cards from the pile that an action brought into the hands: after a trick in most variants,
+    after the exchange or its pass where the exchange comes before the draw (tute-2-8). Whatever the
+    action, every card that entered a hand is told, but the one an exchange took (told with it)."""
+    took = st.exchanges[-1][2] if kind == "exchange" else -1
+    first = st.tricks[-1][2] if st.tricks else who  # the last trick's winner draws first
+    events = []
+    for s in [first] + [x for x in range(st.n) if x != first]:
+        for c in cards_list(st.hands[s] & ~before["hands"][s]):
+            if s == who and c == took:
+                continue
+            if c == before["face_up"]:
+                events.append(w("takes_face_up", who=w.who(s), card=NAMES[c]))
+            elif seat is None or s == seat:
+                events.append(w("draws", who=w.who(s), card=NAMES[c]))
+            else:
+                events.append(w("draws_hidden", who=w.who(s)))
+    return events
+
+
 def _describe(move: tuple[int, str], before: dict[str, Any], st: GameState, seat: int | None,
               words: Words) -> tuple[list[str], list[str], TrickDone | None]:
     who, action = move
@@ -165,14 +185,6 @@ def _describe(move: tuple[int, str], before: dict[str, Any], st: GameState, seat
             tags.append("trick")
             for _, pw, ps, pp in st.pair_tricks[before["pairs"]:]:
                 events.append(w("pair", suit=w.suit(ps), who=w.who(pw), pts=pp))
-            for s in [winner] + [x for x in range(st.n) if x != winner]:  # the winner draws first
-                for c in cards_list(st.hands[s] & ~before["hands"][s]):
-                    if c == before["face_up"]:
-                        events.append(w("takes_face_up", who=w.who(s), card=NAMES[c]))
-                    elif seat is None or s == seat:
-                        events.append(w("draws", who=w.who(s), card=NAMES[c]))
-                    else:
-                        events.append(w("draws_hidden", who=w.who(s)))
     elif kind == "sing":
         pts = st.cantes[-1][2]
         events.append(w("sings", who=w.who(who), suit=w.suit(arg), s=arg, pts=pts))
@@ -190,6 +202,7 @@ def _describe(move: tuple[int, str], before: dict[str, Any], st: GameState, seat
         events.append(w("names_trump", who=w.who(who), suit=w.suit(arg)))
     else:
         events.append(f"{w.who(who)}: {action}")
+    events += _draws(who, kind, before, st, seat, w)
     for s, (now, then) in enumerate(zip(st.lost, before["lost"])):  # private to the seat that lost it
         if now != then and (seat is None or seat == s):
             events.extend(w("lost_cante", who=w.who(s), suit=w.suit(SUIT[c])) for c in cards_list(now & ~then))
