@@ -171,8 +171,6 @@ def test_the_text_replay_says_every_draw_of_the_pile(tmp_path: Path, variant: st
 
 
 # ------------------------------------------------------------------------- 2 a replay's result in words
-@pytest.mark.xfail(strict=True, reason="QA defect: a cabrero-5 forfeit's result names the sat-out dealer among "
-                                       "those sharing first place")
 def test_a_forfeit_in_cabrero_5_does_not_seat_the_dealer_who_sat_out_among_the_winners() -> None:
     """The dealer who sat the deal out played nothing: a forfeit's sentence (as every other cabrero-5
     result's) says it sat out, and does not name it among those sharing first place."""

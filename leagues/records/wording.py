@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from arena.cards import NO_SUIT, SUIT_NAMES_EN, SUIT_NAMES_ES, SUITS
 from arena.matchplay import decided_by
 from arena.record_schema import escaped
-from arena.result import GameResult, thrown_in
+from arena.result import GameResult, sides_in_play, thrown_in
 
 LANGS = ("en", "es")
 SUIT_WORDS = {"en": SUIT_NAMES_EN, "es": SUIT_NAMES_ES}
@@ -217,7 +217,8 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     contract was made or failed and by how much, who lost a deal with losers and by which rule.
     ``limit`` is cabrón's points limit (``over_points_loses``), for the sentence only."""
     w = words
-    sides = [t for t in teams if t]
+    # a dealer who sat the deal out (cabrero-5/6) ranks first in the record but played no card: no winner
+    sides = [t for t in sides_in_play(teams, result.sit_out) if t]
     side_of = {s: i for i, t in enumerate(sides) for s in t}
     side_points = [sum(result.points[s] for s in t) for t in sides]
     score = "-".join(map(str, side_points))
@@ -233,7 +234,8 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
         f = result.forfeit
         rest = w("forfeit_rest", win=win(), score=score)
         reason = PHRASES[w.lang].get(f.reason, f.reason)
-        return w("forfeit", who=w.who(f.seat), reason=reason, detail=w.free(f.detail) if f.detail else "-", rest=rest)
+        text = w("forfeit", who=w.who(f.seat), reason=reason, detail=w.free(f.detail) if f.detail else "-", rest=rest)
+        return text + ("; " + w("sat_out", who=w.who(result.sit_out)) if result.sit_out is not None else "")
     if result.match is not None:  # said by what decided it, not by the points over its deals
         measure, values = decided_by(result.match)
         listed = ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))  # a failed bid: -60
