@@ -2,8 +2,8 @@
 arguments: games of every preset replayed against their records, hostile record lines, a hostile bot's
 words on the terminal, and paths and values the commands must refuse in one line (exit 2).
 
-Each test marked ``xfail(strict=True)`` shows a defect found in this pass; the rest pin behaviour
-that was checked and found correct and that no other test covers."""
+The tests of the defects this pass found (each seen failing before its fix) and of the behaviour it
+checked and found correct that no other test covers."""
 
 from __future__ import annotations
 
@@ -121,12 +121,7 @@ def test_every_preset_is_imported_verified_and_listed_a_line_a_game(preset_store
     assert len([ln for ln in listed.stdout.splitlines() if ln.startswith("qa-")]) == games
 
 
-REPEATED_NAMES = pytest.mark.xfail(strict=True, reason="QA defect: the export of `tute play` records whose seats "
-                                   "repeat a bot (tute-3 random random random) cannot be imported again")
-
-
-@pytest.mark.parametrize("variant", ["tute-2", "tute-4-pairs", "subastado", pytest.param("tute-3", marks=REPEATED_NAMES),
-                                     pytest.param("cabrero-6", marks=REPEATED_NAMES)])
+@pytest.mark.parametrize("variant", ["tute-2", "tute-4-pairs", "subastado", "tute-3", "cabrero-6"])
 def test_an_export_of_imported_play_records_imports_again_byte_for_byte(preset_store: Path, tmp_path: Path,
                                                                        variant: str) -> None:
     """``tute play`` records, imported, exported, imported into another store and exported again: the

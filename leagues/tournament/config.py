@@ -249,7 +249,8 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     of the file is reported at once: each key (and each variant and entrant) is checked on its own and
     the errors are raised together, one line each, with the line the key stands on when ``text`` (the
     file's text) is given. ``bots=False``: the bots are not looked up (an imported tournament's games are
-    played already; its bots need not be installed where it is imported)."""
+    played already; its bots need not be installed where it is imported), nor counted against the
+    tables (records of ``tute play`` may have one bot in every seat)."""
     c = Checker(source, text)
     base = base or Path.cwd()
     c.collect(lambda: c.table(data, "", TOP_KEYS), None)
@@ -268,7 +269,9 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
 
     entrants = _entrants(c, data, base, bots)
     listed = data.get("entrants")  # the entrants named, valid or not: a bad one is its own error
-    sized = fmt not in MATCH_FORMATS and isinstance(listed, list) and listed  # a match's field fills tables
+    # a match's field fills tables; the games of an import are played already, by whoever sat where
+    # (``tute play tute-3 random random random``: one entrant in every seat)
+    sized = bots and fmt not in MATCH_FORMATS and isinstance(listed, list) and listed
     variants = parse_variants(c, data, len(listed) if sized and isinstance(listed, list) else None)
     rating = c.collect(lambda: _rating(c, data), RatingConfig())
     challengers: tuple[str, ...] = ()
@@ -582,7 +585,7 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
 def _entrants(c: Checker, data: dict[str, Any], base: Path, bots: bool = True) -> tuple[EntrantConfig, ...]:
     """Every entrant table, each checked on its own (its errors collected in ``c``)."""
     items: list[Any] = c.collect(lambda: c.get(data, "", "entrants", list), [])
-    if "entrants" in data and isinstance(data["entrants"], list) and len(items) < 2:
+    if bots and "entrants" in data and isinstance(data["entrants"], list) and len(items) < 2:
         c.errors.append(str(c.fail("entrants", f"a tournament needs at least 2 entrants, got {len(items)}")))
     out: list[EntrantConfig] = []
     for i, item in enumerate(items):
