@@ -142,7 +142,7 @@ def register(cli: click.Group) -> None:
                        f"{summary.seconds:.1f} s, {per_second(summary.rate)} games/s; store {cfg.store}, log {cfg.log}",
                        err=True)
         try:
-            with Store(cfg.store) as store:
+            with Store(cfg.store, readonly=True) as store:  # read only: a store gone is not made again
                 print_tables(store, cfg.name, matrix=matrix)
                 watch = forfeit_watch(store, cfg.name)
                 clocked = clocked_warning(store, [cfg.name])

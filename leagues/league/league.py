@@ -32,7 +32,7 @@ from leagues.tournament.compliance import ComplianceReport, check_bot
 from leagues.tournament.checks import ConfigError, clip, id_unsafe
 from leagues.tournament.config import EntrantConfig
 from leagues.tournament.leaderboard import tally_of
-from leagues.tournament.lock import LockedError, RunLock
+from leagues.tournament.lock import LockedError, LockFileError, RunLock
 from leagues.tournament.tally import POOLED, Standing as TableRow
 from leagues.league.config import FILENAME, LeagueConfig, load_league, parse_league, template
 from leagues.league.rating import Priors, places, plan_divisions, rating_rows, season_priors, standings
@@ -224,6 +224,8 @@ class League:
         except LockedError as exc:
             raise LeagueError(f"{self.cfg.name}: a season is being played by another tute (pid {exc.holder}; "
                               f"lock {lock.path}): wait for it, or stop it first") from None
+        except LockFileError as exc:
+            raise LeagueError(f"{self.cfg.name}: {exc}") from None
         try:
             return self._play_season(workers, quiet, stream, cluster, forfeit_missing)
         finally:
@@ -258,12 +260,19 @@ class League:
             tcfg = cfg.season_tournament(season.season, d, n_div, by_division[d],
                                          {scope: {n: p for n, p in ps.items() if n in mine} for scope, ps in priors.items()})
             if not planned and not self._finished(tcfg.name):  # a season resumed: its field started again
+                for e in entries:  # its games so far were played by the files submitted
+                    if e.entrant in mine:
+                        self._same_files(versions[(e.entrant, e.version)], resuming=season.season)
                 let_go = self._check_start(season.season, cfg, by_division[d], under_way=True,
                                            forfeit_missing=forfeit_missing)
                 say_forfeiting([f"season {season.season}: {p}" for p in let_go], stream, "its games left")
             # every entrant started once above, named in the league's words: the runner need not again
-            summaries.append(run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
-                                            new=replan, started=True, forfeit_missing=forfeit_missing))
+            summary = run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
+                                     new=replan, started=True, forfeit_missing=forfeit_missing)
+            if summary.already_finished:  # a division done before the season stopped: all of it stored
+                with Store(self.cfg.store) as store:
+                    summary.skipped = store.count_games(tcfg.name)
+            summaries.append(summary)
         self._finish_season(season, cfg, entries, priors)
         return next(s for s in self.db.seasons() if s.season == season.season), summaries
 
@@ -360,14 +369,23 @@ class League:
                              replacing=replacing is not None)
         return next(s for s in self.db.seasons() if s.season == number)
 
-    def _same_files(self, v: Version) -> None:
-        """A version is what was submitted: refuse to play a bot whose files changed since."""
+    def _same_files(self, v: Version, resuming: int | None = None) -> None:
+        """A version is what was submitted: refuse to play a bot whose files changed since. In a season
+        ``resuming`` (its games so far played by the files submitted), the changed code would go on
+        under the old version's name: only the files as submitted can finish it."""
         try:
             now = plugin_files(list(v.bot) if isinstance(v.bot, tuple) else v.bot)
         except BotLoadError as exc:
+            if resuming is not None:  # not found: the start check names it, and --forfeit-missing applies
+                return
             raise LeagueError(f"entrant {v.entrant!r} (version {v.version}) cannot be found any more: {exc}; "
                               f"reinstall it, or tute league withdraw {v.entrant}") from None
         if now.digest != v.plugin_hash:
+            if resuming is not None:
+                raise LeagueError(f"season {resuming} cannot go on: entrant {v.entrant!r}: its files changed since "
+                                  f"version {v.version} was submitted, and its games of this season were played by "
+                                  f"them: restore its files to finish the season (then submit the change with "
+                                  f"--update)")
             raise LeagueError(f"entrant {v.entrant!r}: its files changed since version {v.version} was submitted; "
                               f"submit it again with --update (a new version), or withdraw it")
 

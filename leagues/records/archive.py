@@ -35,7 +35,7 @@ from arena.variants import Variant
 from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
-from leagues.tournament.lock import LockedError, RunLock
+from leagues.tournament.lock import LockedError, LockFileError, RunLock
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store, game_row
 from leagues.tournament.tally import Tally
@@ -417,6 +417,8 @@ class _Seen:
         except LockedError as exc:
             raise ArchiveError([f"{self.store.path}: tournament {name!r} is being run by another tute (pid "
                                 f"{exc.holder}): import its games when the run ends"]) from None
+        except LockFileError as exc:
+            raise ArchiveError([f"{self.store.path}: {exc}"]) from None
         self.locks[name] = lock
 
     def release(self) -> None:

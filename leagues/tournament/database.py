@@ -122,13 +122,16 @@ def _connect_readonly(path: Path, error: type[Exception], what: str) -> sqlite3.
 class Transaction:
     """BEGIN IMMEDIATE ... COMMIT, ROLLBACK on error: one unit of the journal. A database error (a lock
     held too long, a row written meanwhile by another ``tute``) becomes ``error`` naming the file, with
-    ``hint`` after it."""
+    ``hint`` after it; one met while writing, the commit included (a full disk), ``write_error``: it is
+    no damaged file, and what was committed before stays whole."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path, error: type[Exception], hint: str = "") -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, error: type[Exception], hint: str = "",
+                 write_error: type[Exception] | None = None) -> None:
         self.db = db
         self.path = path
         self.error = error
         self.hint = hint
+        self.write_error = write_error or error
 
     def __enter__(self) -> None:
         try:
@@ -137,6 +140,15 @@ class Transaction:
             raise self.error(f"{self.path}: {exc}{self.hint}") from None
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        if exc_type is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error as failed:
+                exc = failed
+        try:
+            self.db.execute("ROLLBACK")
+        except sqlite3.Error:  # none left to roll back (SQLite ended it on the error)
+            pass
         if isinstance(exc, sqlite3.Error):
-            raise self.error(f"{self.path}: {exc}{self.hint}") from None
+            raise self.write_error(f"{self.path}: cannot write: {exc}{self.hint}") from None

@@ -26,6 +26,11 @@ class LockedError(RuntimeError):
         self.holder = holder
 
 
+class LockFileError(RuntimeError):
+    """The lock file cannot be made (a folder this user cannot write, a read-only disk); the message
+    is one line naming it."""
+
+
 #: the longest lock file name spelled out: file systems allow 255 bytes, and a name of 100 non-ASCII
 #: characters quoted takes 900
 NAME_BYTES = 200
@@ -50,8 +55,12 @@ class RunLock:
         self._fh: IO[str] | None = None
 
     def __enter__(self) -> "RunLock":
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path, "a+", encoding="utf-8")
+        except OSError as exc:
+            raise LockFileError(f"cannot make the lock file {self.path}: {exc.strerror or exc} (a store "
+                                "is written beside it: a folder this user can write)") from None
         try:
             fcntl.lockf(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

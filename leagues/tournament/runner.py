@@ -24,6 +24,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import signal
+import sqlite3
 import sys
 import time
 import traceback
@@ -42,13 +43,13 @@ from leagues.tournament.cluster import ClusterError, ClusterExecutor
 from leagues.tournament.batching import batch_size, updated_rate
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
-from leagues.tournament.lock import LockedError, RunLock
+from leagues.tournament.lock import LockedError, LockFileError, RunLock
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.terminal import clocked, per_second, plural, redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size,
                                          side_seats, swiss_round, unit_scores)
-from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, game_row
+from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, StoreError, StoreWriteError, game_row
 from leagues.tournament.tally import kept
 from leagues.tournament.watermark import Watermark
 
@@ -600,6 +601,8 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
         lock.__enter__()
     except LockedError as exc:
         raise RunError(f"{cfg.source}: tournament {exc}") from None
+    except LockFileError as exc:
+        raise RunError(f"{cfg.source}: store {cfg.store}: {exc}") from None
     try:
         return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing)
     finally:
@@ -681,6 +684,9 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 _run_matches(cfg, store, executor, stored, summary, show, stream, mark)
             executor.close()
             executor = None
+            if store.replaced():
+                raise RunError(f"{cfg.store}: the store was deleted or replaced during the run: the "
+                               f"{summary.played} games this run played are in no file; run again to play them")
             mark.settle()
             store.mark_finished(cfg.name)
             summary.seconds = time.perf_counter() - clock
@@ -692,14 +698,22 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 executor.terminate()
                 executor = None
             log.error("tournament %s: %s", cfg.name, exc)
-            raise RunError(f"{exc}; {summary.played} games stored this run in {cfg.store}: run again to "
+            raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run in {cfg.store}: "
+                           "run again to resume") from None
+        except StoreWriteError as exc:  # a full disk: what was committed stays whole
+            if executor is not None:
+                executor.terminate()
+                executor = None
+            log.error("tournament %s: %s", cfg.name, exc)
+            raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run: run again to "
                            "resume") from None
         except KeyboardInterrupt:
             if executor is not None:
                 executor.terminate()
                 executor = None
-            log.warning("tournament %s: interrupted after %d games", cfg.name, summary.played)
-            raise Interrupted(f"interrupted: {summary.played} games stored this run in {cfg.store}; "
+            played = _stored_this_run(store, summary)
+            log.warning("tournament %s: interrupted after %d games", cfg.name, played)
+            raise Interrupted(f"interrupted: {played} games stored this run in {cfg.store}; "
                               f"run again to resume") from None
         finally:
             if executor is not None:
@@ -715,6 +729,15 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             remote.terminate()  # nothing if closed already; else a refusal after connecting
         store.close()
     return summary
+
+
+def _stored_this_run(store: Store, summary: RunSummary) -> int:
+    """The games this run stored, as a run that ended early says them: counted in the store, since an
+    interrupt can fall between a batch's commit and its count in ``summary``."""
+    try:
+        return max(summary.played, store.count_games(summary.tournament) - summary.skipped)
+    except (sqlite3.Error, StoreError):  # the store that failed to write may fail to read too
+        return summary.played
 
 
 def _store(store: Store, tournament: str, batch: Batch, save: Callable[[Any], None] | None = None) -> None:

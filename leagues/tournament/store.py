@@ -18,6 +18,7 @@ The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the s
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -223,6 +224,19 @@ class StoreError(RuntimeError):
     """The store cannot be opened or does not hold what was asked for."""
 
 
+class StoreWriteError(StoreError):
+    """A write to the store failed (a full disk, a file that cannot grow); what was committed before
+    stays whole, so a run that meets it can be run again."""
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class Store:
     """One SQLite file. Open it, use it, ``close()`` it (or use ``with``)."""
 
@@ -231,10 +245,17 @@ class Store:
         so open a store on read-only media too."""
         self.path = Path(path)
         self.db = connect(self.path, SCHEMA, StoreError, "store", readonly=readonly)
+        #: the file opened, as (device, inode): ``replaced`` tells a store deleted or replaced under a run
+        self._identity = _identity(self.path)
         if readonly:
             self._require_tables()
         #: rows that could not be read (game id -> why), filled by ``games``: readers report and skip them
         self.damaged: dict[str, str] = {}
+
+    def replaced(self) -> bool:
+        """Whether the store's path no longer names the file opened (deleted, or another file put there):
+        what this connection wrote since is in no file anyone can open."""
+        return self._identity is not None and _identity(self.path) != self._identity
 
     def _require_tables(self) -> None:
         """A reader's store must hold tute's tables: an empty file or someone else's SQLite file would
@@ -563,7 +584,7 @@ class Store:
         return self._tx()
 
     def _tx(self) -> Transaction:
-        return Transaction(self.db, self.path, StoreError)
+        return Transaction(self.db, self.path, StoreError, write_error=StoreWriteError)
 
 
 def _config_problem(config: Any) -> str | None:
