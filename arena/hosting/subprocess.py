@@ -296,6 +296,11 @@ class SubprocessHost:
         self._stops = 0
         self._stops_seen = 0
         self.proc: subprocess.Popen[bytes] | None = None
+        #: the current deal's ``new_game`` (for a restart before its first answer), and whether the bot
+        #: has answered in it; whether the current process ended by exiting with status 0
+        self._deal: dict[str, Any] | None = None
+        self._answered = False
+        self._ended = False
         #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
         self._token = ""
         self._in = -1
@@ -317,6 +322,7 @@ class SubprocessHost:
         """Start the process and exchange hellos; raises BotFailure if it does not come up."""
         self._kill()
         _become_subreaper()
+        self._ended = False
         self._token = f"{os.getpid()}.{next(_starts)}"
         env = {**(os.environ if self.env is None else self.env), BOT_VARIABLE: self._token}
         try:
@@ -448,17 +454,56 @@ class SubprocessHost:
 
     # ----------------------------------------------------------------------------- the protocol
     def new_game(self, info: dict[str, Any]) -> None:
+        """A process that exited (status 0) between deals, after ``game_over`` (some bots play one deal
+        a process), is started again for the next, however soon the next deal comes: found gone here,
+        gone while this message is written, or gone before its first answer (``choose``), always the
+        same single restart, so such a bot is judged alike with one worker or two, on a quiet machine
+        or a busy one. A second end before that answer is the deal's crash."""
+        self._deal = info
+        self._answered = False
         if not self.alive:
             if self.proc is not None:
                 self._log.warning("restarting: %s", self._exit_text())
             self.start()
+        try:
+            self._begin(info)
+        except BotFailure:
+            if not self._ended:
+                raise
+            self._restart_for_deal()
+
+    def _begin(self, info: dict[str, Any]) -> None:
         self._encoder = self._new_encoder()  # both ends forget the last deal's tricks (and rules) here
         # the move limit rides along (``time_ms``, as in every ``act``), so a bot can plan its time
         info = dict(info, time_ms=self.time_limit_ms)
         self._send(new_game_message(info) if self.codec == CODEC_JSON
                    else self._control(dict(info, type="new_game")))
 
+    def _exited_cleanly(self) -> bool:
+        """Whether the process ended by exiting with status 0: a bot done with its deal, not one that
+        crashed (which forfeits at once, as before)."""
+        return self.proc is not None and self.proc.poll() == 0
+
+    def _restart_for_deal(self) -> None:
+        """The one restart of a deal whose process ended before its first answer (``new_game``)."""
+        self._log.warning("restarting: the process ended between deals")
+        self.start()
+        self._begin(self._deal if self._deal is not None else {})
+
     def choose(self, view: PlayerView) -> Any:
+        if self._answered or self._deal is None:
+            return self._choose(view)
+        try:
+            action = self._choose(view)
+        except BotFailure:
+            if not self._ended:
+                raise
+            self._restart_for_deal()
+            action = self._choose(view)  # a second end is the deal's crash
+        self._answered = True
+        return action
+
+    def _choose(self, view: PlayerView) -> Any:
         if self.proc is None:
             self.start()
         if self._buf or self._readable():
@@ -560,6 +605,7 @@ class SubprocessHost:
                 data = data[n:]
         except OSError:
             time.sleep(0.01)  # let a dying child finish dying so the report says how
+            self._ended = self._exited_cleanly()
             self._fail("crash", f"cannot write to the bot: it closed its stdin or exited ({self._exit_text()})")
 
     def _read_line(self, deadline: float, what: str) -> bytes:
@@ -610,6 +656,7 @@ class SubprocessHost:
                     except subprocess.TimeoutExpired:
                         pass
                 self._buf = b""
+                self._ended = self._exited_cleanly()
                 self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited")
             buf += chunk
 
