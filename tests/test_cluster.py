@@ -145,3 +145,36 @@ def test_a_worker_its_nanny_starts_again_stays_quiet_and_the_variable_goes(tmp_p
     finally:
         executor.terminate()
     assert os.environ.get(_DASK_LOG_VARIABLE) == before
+
+
+def test_a_sigterm_while_the_local_cluster_starts_closes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGTERM while ``local:N`` started (the run's handler makes it a KeyboardInterrupt) left the half
+    made cluster to Dask's exit hook, which printed a traceback of thirty lines under 'tute: aborted'.
+    It now waits for the cluster to exist, which is then closed, and the run stops as interrupted."""
+    from distributed.deploy.spec import SpecCluster
+
+    from leagues.tournament.cluster import ClusterExecutor
+    from leagues.tournament.config import load_config
+
+    cfg = load_config(write_config(tmp_path, deals=1, variants=[{"name": "tute-2"}], entrants=ENTRANTS[:2]))
+    real = distributed.LocalCluster
+    made: list[Any] = []
+
+    def terminated_while_starting(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGTERM)  # as `kill` from another terminal, mid-start
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed, "LocalCluster", terminated_while_starting)
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ClusterExecutor(cfg, "local:1")
+        assert signal.getsignal(signal.SIGTERM) is interrupt
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert len(made) == 1 and made[0].status.name == "closed"
+    assert not [c for c in SpecCluster._instances if c.status.name != "closed"]

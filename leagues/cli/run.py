@@ -133,6 +133,9 @@ def register(cli: click.Group) -> None:
         except Interrupted as exc:
             click.echo(f"tute: {exc}", err=True)
             sys.exit(130)
+        except KeyboardInterrupt:  # the bots or the cluster starting: no game had begun
+            click.echo(f"tute: interrupted before play began; run again to start {cfg.name}", err=True)
+            sys.exit(130)
         finally:
             signal.signal(signal.SIGTERM, old)
         if summary.already_finished:

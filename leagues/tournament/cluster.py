@@ -180,6 +180,10 @@ class ClusterExecutor:
                 # its processes start with Ctrl-C ignored (kept across their exec): the terminal sends it to
                 # the whole group, and each printed a traceback of its own; the run stops them itself
                 previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+                # a SIGTERM meanwhile waits until the cluster exists, so that it is closed: stopped half
+                # made, its processes outlived the run, and Dask's exit hook printed a traceback
+                asked: list[int] = []
+                previous_term = signal.signal(signal.SIGTERM, lambda signum, _frame: asked.append(signum))
                 # ``silence_logs`` reaches the first workers only: one its nanny starts again (a bot
                 # ended the process) reads Dask's logging config afresh, from the environment this
                 # process has when the nanny starts it, so the variable stays until the cluster closes
@@ -194,6 +198,9 @@ class ClusterExecutor:
                                                   scheduler_kwargs={"dashboard_address": ":0"})
                 finally:
                     signal.signal(signal.SIGINT, previous)
+                    signal.signal(signal.SIGTERM, previous_term)
+                if asked:
+                    raise KeyboardInterrupt  # as the run's own SIGTERM handler says it (the cluster closed below)
                 self.client = d.Client(self.cluster)
             else:
                 self.client = _client(d, address, where)
@@ -203,6 +210,9 @@ class ClusterExecutor:
         except (OSError, TimeoutError) as exc:
             self._close_cluster()
             raise _unreachable(address, exc) from None
+        except BaseException:  # Ctrl-C or SIGTERM while connecting: nothing of the cluster outlives the run
+            self._close_cluster()
+            raise
         self.address = address
         self._quiet_dask()
         self.client.forward_logging("leagues", logging.INFO)
