@@ -124,12 +124,13 @@ def test_errors(played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def test_github_tables_keep_names_text() -> None:
-    """Markdown renders HTML and splits cells at '|': a name is escaped there, as in the html format."""
+    """Markdown renders HTML and splits cells at '|': a name is escaped there, every punctuation mark
+    backslashed (no HTML, emphasis, code or link either)."""
     from leagues.tournament.leaderboard import Standing, render
 
     row = Standing(rank=1, entrant="<em>a|b", rating=1.0, mu=25.0, sigma=8.0, games=2, wins=1, draws=0, losses=1,
                    points_per_deal=60.0, forfeits=0)
     out = render([row], "github", title="<b>t|x")
-    assert "<em>" not in out and "<b>" not in out and "&lt;em&gt;a\\|b" in out and "&lt;b&gt;t\\|x" in out
+    assert "<em>" not in out and "<b>" not in out and "\\<em\\>a\\|b" in out and "\\<b\\>t\\|x" in out
     body = out.splitlines()[-1]
     assert body.count("|") - body.count("\\|") == 12  # the row's eleven cells, none split

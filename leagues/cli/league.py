@@ -3,6 +3,7 @@ leagues/league/league.py; every refusal is one line on stderr and exit status 2,
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import signal
@@ -25,7 +26,7 @@ from leagues.league.store import LeagueStoreError
 from leagues.tournament.compliance import format_report
 from leagues.tournament.config import WORKERS_PER_CPU, max_workers
 from leagues.tournament.forfeits import ForfeitWatch
-from leagues.tournament.leaderboard import forfeit_watch
+from leagues.tournament.leaderboard import CsvWriter, forfeit_watch, markdown_cell
 from leagues.tournament.runner import Interrupted, RunError, clocked_warning
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.terminal import plural
@@ -239,15 +240,16 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
             row.append(forfeits.get(s.entrant, 0))
         rows.append(row)
     if fmt == "csv":
-        import csv
-        import io
-
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)  # a name never starts a formula there
         w.writerow(headers)
         w.writerows(rows)
         click.echo(buf.getvalue().rstrip("\n"))
         return
+    if fmt == "github":  # a name is text there: no HTML, no emphasis, no cell border
+        title = markdown_cell(title)
+        rows = [[markdown_cell(c) for c in row] for row in rows]
+        headers = [markdown_cell(h) for h in headers]
     click.echo(title)
     click.echo(tabulate(rows, headers=headers, tablefmt="github" if fmt == "github" else "simple",
                         disable_numparse=True))

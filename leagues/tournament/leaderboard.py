@@ -13,8 +13,9 @@ import csv
 import html
 import io
 import json
+import re
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import IO, Any, Callable, Iterable, Sequence
 
 from tabulate import tabulate
 
@@ -164,7 +165,7 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
         return json.dumps(data, indent=2)
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)
         w.writerow(HEADERS)
         for s in table:
             w.writerow([s.rank, s.entrant, f"{s.rating:.4f}", f"{s.mu:.4f}", f"{s.sigma:.4f}", s.games, s.wins,
@@ -177,7 +178,7 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
         return buf.getvalue().rstrip("\n")
     tablefmt = {"plain": "simple", "github": "github", "html": "html"}[fmt]
     # Markdown renders HTML and splits cells at '|': a name is text there too (html escapes its own)
-    md: Callable[[Any], Any] = _markdown if fmt == "github" else (lambda x: x)
+    md: Callable[[Any], Any] = markdown_cell if fmt == "github" else (lambda x: x)
     parts = []
     if title and fmt != "html":
         parts.append(md(title))
@@ -195,9 +196,48 @@ def render(table: Sequence[Standing], fmt: str = "plain", *, title: str = "",
     return "\n".join(parts)
 
 
-def _markdown(value: Any) -> Any:
-    """A cell or title as Markdown text: its HTML escaped, its '|' no cell border."""
-    return html.escape(value, quote=False).replace("|", "\\|") if isinstance(value, str) else value
+#: a cell of figures only (a rating, a score and its interval): nothing in it Markdown or a
+#: spreadsheet would read as markup or a formula
+_FIGURES = re.compile(r"[-+0-9.,±% ]*")
+#: one number (or a lone dash, for none), which a spreadsheet reads as itself and nothing more
+_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]+)?|-")
+#: what makes Markdown text markup: HTML and entities, emphasis, code, links and images, the cell
+#: border, a heading, an e-mail autolink; a backslash makes each plain text (CommonMark), and the
+#: rest of a name (its colons, dots, parentheses) reads as it is written
+_MARKUP = re.compile(r"([\\`*_~\[\]<>&|#@!])")
+#: the web autolinks GitHub makes of plain text (http://..., www....), broken by a backslash
+_AUTOLINK = re.compile(r"(?i)(?<=[a-z])(:)(?=//)|(?<=www)(\.)")
+
+
+def markdown_cell(value: Any) -> Any:
+    """A cell or title as Markdown text: a name is no HTML, emphasis, code, link or cell border ('|'),
+    nor a list item where it starts a line; figures as they are."""
+    if not isinstance(value, str) or _FIGURES.fullmatch(value):
+        return value
+    text = _AUTOLINK.sub(lambda m: "\\" + m.group(), _MARKUP.sub(r"\\\1", value))
+    return "\\" + text if text[:1] in ("-", "+") else text
+
+
+def csv_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet takes as text: one that would start a formula (=, +, -, @, a tab or a
+    carriage return first) gets a leading apostrophe; figures (a negative rating) as they are."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+class CsvWriter:
+    """``csv.writer`` whose every cell goes through ``csv_cell``: names come from configs and bots."""
+
+    def __init__(self, buf: IO[str]) -> None:
+        self._w = csv.writer(buf, lineterminator="\n")
+
+    def writerow(self, row: Iterable[Any]) -> None:
+        self._w.writerow([csv_cell(c) for c in row])
+
+    def writerows(self, rows: Iterable[Iterable[Any]]) -> None:
+        for row in rows:
+            self.writerow(row)
 
 
 # ---------------------------------------------------------------------------------------- all tables
@@ -243,7 +283,7 @@ def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[
         return json.dumps(data, indent=2)
     if fmt == "csv":
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = CsvWriter(buf)
         w.writerow(["variant", *HEADERS, "status"])
         for label, _, table, _ in tables:
             for x in table:
