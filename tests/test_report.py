@@ -80,7 +80,7 @@ def test_no_local_path_and_no_script_of_ours_or_theirs(report: Path) -> None:
         assert len(p.name) < 120
     index = (report / "index.html").read_text()
     assert "<script" not in index  # the report itself needs none
-    assert re.search(r"<code>python[\d.]* mine\.py --tag=&lt;img src=x", index)  # the program, not its place
+    assert re.search(r"<code><bdi>python[\d.]* mine\.py --tag=&lt;img src=x", index)  # the program, not its place
 
 
 def test_the_report_in_the_browser(report: Path) -> None:

@@ -153,6 +153,8 @@ class League:
         owner = owner or _whoami()
         if not owner or CONTROL.search(owner) or len(owner) > 100:  # shown in every table and the report
             raise LeagueError(f"--owner {clip(owner)}: up to 100 characters, without control characters")
+        if CONTROL.search(bot):  # shown in the report and the tables too: a bidi mark there reorders the line
+            raise LeagueError(f"{clip(bot)}: a bot's command must not hold control characters")
         params = dict(params or {})
         existing = self.db.entrant(name)
         if existing is not None and not update:

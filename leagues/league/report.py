@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import AbstractSet, Callable, Iterable, Iterator, Sequence
 
 from arena import GameRecord
+from arena.record_schema import escaped
 from leagues.league.config import LeagueConfig
 from leagues.league.league import League
 from leagues.league.rating import HistoryRow, Standing, history, rating_view, standings
@@ -57,7 +58,8 @@ Scale = Callable[[float], float]
 Teams = dict[str, list[tuple[int, ...]]]
 
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa;line-height:1.4}
+body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa;line-height:1.4;
+overflow-wrap:anywhere}
 @media (max-width:600px){body{padding:12px}}
 h1{margin:0 0 4px;overflow-wrap:anywhere}h2{margin-top:28px;border-bottom:2px solid #0b5d2a;padding-bottom:2px}
 h3{overflow-wrap:anywhere}
@@ -355,7 +357,9 @@ def _entrants(db: LeagueStore, everyone: Sequence[Standing]) -> str:
     for s in everyone:
         ent = db.entrant(s.entrant)
         mine = [v for v in versions if v.entrant == s.entrant]
-        vlist = "".join(f"<li>v{v.version}: <code>{_e(public_bot(v))}</code> · sha256 {_e(v.plugin_hash[:12])} · "
+        # a command stored before its controls were refused: shown as escapes, isolated as a name is
+        vlist = "".join(f"<li>v{v.version}: <code><bdi>{_e(escaped(public_bot(v)))}</bdi></code> · sha256 "
+                        f"{_e(v.plugin_hash[:12])} · "
                         f"{datetime.fromtimestamp(v.submitted).strftime('%Y-%m-%d')}</li>" for v in mine)
         out.append(f'<div class="entrant" id="entrant-{_e(_slug(s.entrant))}"><h3>{_name(s.entrant)}'
                    f'{"" if s.active else " " + _withdrawn_tag()}</h3>'
