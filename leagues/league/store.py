@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from arena.record_schema import escaped
 from leagues.tournament.database import Transaction, connect, peek_tables
 from leagues.tournament.tally import POOLED  # noqa: F401  the pooled table's scope, defined once
 
@@ -113,7 +114,9 @@ class Version:
 
     @property
     def bot_text(self) -> str:
-        return " ".join(self.bot) if isinstance(self.bot, tuple) else self.bot
+        """The bot as the terminal shows it: a command stored before its controls were refused has them
+        as escapes."""
+        return escaped(" ".join(self.bot) if isinstance(self.bot, tuple) else self.bot)
 
 
 @dataclass(frozen=True)
