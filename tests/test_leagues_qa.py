@@ -254,8 +254,6 @@ def test_three_seasons_are_the_same_with_one_and_two_workers(tmp_path: Path) -> 
 
 
 # ------------------------------------------------------------------------ standings with newcomers
-@pytest.mark.xfail(strict=True, reason="QA defect: entrants that have not played yet all get rank 1, "
-                                       "listed after the field (rating.standings: division None)")
 def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """After season 1 two newcomers are submitted: the table (one division) ranks them with everyone
     by rating, 1 to 5; they were both shown as rank 1 below rank 3."""

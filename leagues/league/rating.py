@@ -222,12 +222,17 @@ def standings(db: LeagueStore, cfg: LeagueConfig, *, as_of: int | None = None,
                               per_variant, sum(x.games for x in mine), sum(x.wins for x in mine),
                               sum(x.draws for x in mine), sum(x.losses for x in mine), form, played, active,
                               last.next_division if last else None))
-    lines.sort(key=lambda s: (s.division or 1 << 20, -s.rating, -s.mu, s.entrant))
+    def group(s: Standing) -> int:
+        """The division it is ranked in: its last one, or for an entrant yet to play the lowest, where
+        it will start (``plan_divisions``); its division is still shown as none."""
+        return s.division if s.division is not None else cfg.divisions
+
+    lines.sort(key=lambda s: (group(s), -s.rating, -s.mu, s.entrant))
     out: list[Standing] = []
-    rank, prev_div = 0, -1
+    rank, prev = 0, None
     for s in lines:
-        rank = rank + 1 if s.division == prev_div else 1
-        prev_div = s.division if s.division is not None else -2
+        rank = rank + 1 if group(s) == prev else 1
+        prev = group(s)
         out.append(Standing(**{**s.__dict__, "rank": rank}))
     return out
 
