@@ -274,8 +274,6 @@ def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.Capt
 
 
 # --------------------------------------------------------------------- past tables after an edit
-@pytest.mark.xfail(strict=True, reason="QA defect: standings --season N and history read k and the variants "
-                                       "from today's league.toml, so an edit rewrites past tables")
 def test_a_past_seasons_table_reads_the_same_after_league_toml_is_edited(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
     """docs/leagues.md: an edit of league.toml "applies from the next season", and "every table is a

@@ -20,6 +20,7 @@ from arena.hosting import ISOLATIONS
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
 from leagues.cli.style import redraw
+from leagues.league.config import LeagueConfig
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
 from leagues.league.rating import HistoryRow, Standing, history, standings
 from leagues.league.store import LeagueStoreError
@@ -215,14 +216,17 @@ def _signed(x: float | None) -> str:
 
 
 def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str,
-                     season_only: bool = False, forfeits: dict[str, int] | None = None) -> None:
-    """``forfeits``: the season just played's, per entrant, shown in a column (after ``season``)."""
+                     season_only: bool = False, forfeits: dict[str, int] | None = None,
+                     cfg: LeagueConfig | None = None) -> None:
+    """``forfeits``: the season just played's, per entrant, shown in a column (after ``season``).
+    ``cfg``: the league.toml the table was made with (a past season's own), else today's."""
+    cfg = cfg or lg.cfg
     if fmt == "json":
         click.echo(json.dumps({"title": title, "standings": [asdict(s) for s in table]}, indent=2))
         return
     labels = list(dict.fromkeys(label for s in table for label in s.variants))
     show_variants = len(labels) > 1
-    show_div = lg.cfg.divisions > 1 or any((s.division or 1) > 1 for s in table)
+    show_div = cfg.divisions > 1 or any((s.division or 1) > 1 for s in table)
     headers = ["rank", "entrant", "version"] + (["division", "next"] if show_div else []) + \
         ["rating", "change", "mu", "sigma"] + (labels if show_variants else []) + \
         ["games", "W-D-L", "form"] + (["forfeits"] if forfeits is not None else [])
@@ -256,7 +260,7 @@ def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str
     if any(not s.played for s in table):
         click.echo("* not played yet: the rating it starts its first season from")
     games = "the season's" if season_only else "the current version's, all seasons"
-    click.echo(f"rating = mu - {lg.cfg.rating.k:g} sigma, over all variants; games, W-D-L: {games}; "
+    click.echo(f"rating = mu - {cfg.rating.k:g} sigma, over all variants; games, W-D-L: {games}; "
                f"form = place in its division in each of its last seasons, oldest first"
                + ("; forfeits: deals forfeited in this season" if forfeits is not None else ""))
 
@@ -288,13 +292,15 @@ def standings_cmd(league_path: str, as_of: int | None, include_withdrawn: bool, 
             if as_of is not None and as_of not in finished:
                 _fail(f"--season {as_of}: not a finished season of {lg.cfg.name!r} "
                       f"(finished: {', '.join(map(str, finished)) or 'none'})")
-            table = standings(lg.db, lg.cfg, as_of=as_of, include_withdrawn=include_withdrawn)
-        except LeagueStoreError as exc:  # a damaged store: its one line, not a traceback
+            # a past season's table by the league.toml it started with: an edit applies from the next
+            cfg = lg.cfg if as_of is None else lg.season_config(next(s for s in lg.db.seasons() if s.season == as_of))
+            table = standings(lg.db, cfg, as_of=as_of, include_withdrawn=include_withdrawn)
+        except (LeagueError, LeagueStoreError) as exc:  # a damaged store: its one line, not a traceback
             _fail(str(exc))
         upto = as_of if as_of is not None else (max(finished) if finished else 0)
         title = f"{lg.cfg.name}: standings after season {upto}" if upto else \
             f"{lg.cfg.name}: standings before the first season"
-        _print_standings(lg, table, fmt, title, season_only=as_of is not None)
+        _print_standings(lg, table, fmt, title, season_only=as_of is not None, cfg=cfg)
 
 
 @league.command("history")
@@ -313,7 +319,7 @@ def history_cmd(name: str, league_path: str, fmt: str) -> None:
         try:
             ent = lg.entrant(name)
             versions = lg.db.versions(name)
-            rows = history(lg.db, lg.cfg, name)
+            rows = history(lg.db, lg.cfg, name, {s.season: lg.season_config(s).rating.k for s in lg.db.seasons()})
         except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
     if fmt == "json":

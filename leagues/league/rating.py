@@ -258,16 +258,17 @@ class HistoryRow:
     variants: dict[str, float]
 
 
-def history(db: LeagueStore, cfg: LeagueConfig, name: str) -> list[HistoryRow]:
+def history(db: LeagueStore, cfg: LeagueConfig, name: str, k_of: Mapping[int, float] | None = None) -> list[HistoryRow]:
     """One row per finished season the entrant played: its version, division and place, the rating it
-    started from and ended with (pooled and per variant), and its record in that season."""
-    k = cfg.rating.k
+    started from and ended with (pooled and per variant), and its record in that season. ``k_of``: each
+    season's k, from the league.toml it started with (a row reads the same after an edit); else today's."""
     rows = db.ratings(entrant=name)
     entries = {e.season: e for e in db.season_entrants() if e.entrant == name}
     out: list[HistoryRow] = []
     for x in rows:
         if x.scope != POOLED:
             continue
+        k = k_of.get(x.season, cfg.rating.k) if k_of is not None else cfg.rating.k
         e = entries[x.season]
         variants = {y.scope: y.conservative(k) for y in rows if y.season == x.season and y.scope != POOLED}
         end = x.conservative(k)
