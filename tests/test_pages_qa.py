@@ -275,8 +275,6 @@ def test_hostile_text_is_text_and_stays_on_screen(variant: str, tmp_path: Path, 
         page.close()
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: with JavaScript off the replay page is an empty board with "
-                                       "dead buttons, panels of rules the variant lacks, and no word why")
 def test_without_javascript_the_page_says_what_it_needs(tmp_path: Path, chromium: Any) -> None:
     rec = lively("tute-2")
     path = tmp_path / "p.html"

@@ -246,9 +246,10 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <option value="1" selected>1&#xD7;</option><option value="2">2&#xD7;</option><option value="4">4&#xD7;</option>
 <option value="8">8&#xD7;</option></select></label></div>
 <p class="keys" id="keys">{keys}</p>
+<noscript><p class="panel">{e(ui['noscript'])}</p></noscript>
 <div class="bar info"><span>{e(ui['trump'])}: <b id="trump"></b></span><span id="faceup" class="bar"></span>
-<span id="pile">{e(ui['pile'])}: <b id="stock"></b></span><span>{e(ui['score'])}: <b id="score"></b></span>
-<span id="contract">{e(ui['contract'])}: <b id="contractText"></b></span></div>
+<span id="pile" hidden>{e(ui['pile'])}: <b id="stock"></b></span><span>{e(ui['score'])}: <b id="score"></b></span>
+<span id="contract" hidden>{e(ui['contract'])}: <b id="contractText"></b></span></div>
 <div class="main"><div>
 <div id="seats"></div>
 <div class="table" id="table"></div>
@@ -256,8 +257,8 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <p id="result"></p>
 </div><div>
 <div class="panel"><h2>{e(ui['score_line'])}</h2><div id="scoreLine"></div><ul id="legend"></ul></div>
-<div class="panel" id="auctionPanel"><h2>{e(ui['auction'])}</h2><ol id="bids"></ol></div>
-<div class="panel" id="pairsPanel"><h2>{e(ui['pairs'])}</h2><ul id="pairs"></ul></div>
+<div class="panel" id="auctionPanel" hidden><h2>{e(ui['auction'])}</h2><ol id="bids"></ol></div>
+<div class="panel" id="pairsPanel" hidden><h2>{e(ui['pairs'])}</h2><ul id="pairs"></ul></div>
 <div class="panel"><h2>{e(ui['tricks'])}</h2><table class="tricks"><thead><tr><th>#</th><th>{e(ui['leader'])}</th>
 <th></th><th>{e(ui['winner'])}</th><th>{e(ui['points'])}</th></tr></thead><tbody id="trickRows"></tbody></table></div>
 </div></div>

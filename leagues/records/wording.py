@@ -74,7 +74,9 @@ _EN = {
            "keys": "Keys: \u2190 \u2192 step, Home / End first / last, Space play / pause, + / - speed, "
                    "T next trick",
            "hidden": "hidden card", "view_of": "as seen by", "none": "none yet", "declarer": "declarer",
-           "bid": "bid", "frame": "step"},
+           "bid": "bid", "frame": "step",
+           "noscript": "This replay steps through the deal with JavaScript, which is off here: turn it on to "
+                       "see the deal (tute replay without --html shows it as text)."},
     # forfeit reasons
     "illegal": "an illegal move", "timeout": "out of time", "crash": "a crash", "protocol": "a protocol error",
 }
@@ -134,7 +136,9 @@ _ES = {
            "keys": "Teclas: \u2190 \u2192 avanzar, Inicio / Fin principio / final, Espacio reproducir / pausa, "
                    "+ / - velocidad, T siguiente baza",
            "hidden": "carta oculta", "view_of": "vista por", "none": "ninguno todavía", "declarer": "declara",
-           "bid": "puja", "frame": "paso"},
+           "bid": "puja", "frame": "paso",
+           "noscript": "Esta repetición recorre la mano con JavaScript, que aquí está desactivado: actívelo "
+                       "para ver la mano (tute replay sin --html la muestra como texto)."},
     "illegal": "jugada ilegal", "timeout": "tiempo agotado", "crash": "fallo del programa",
     "protocol": "error de protocolo",
 }
