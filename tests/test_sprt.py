@@ -148,9 +148,14 @@ def test_a_perfect_score_reads_a_one_sided_bound_never_inf_plus_minus_inf() -> N
     assert _elo(wilson(10, 10)[0]) == pytest.approx(166.20, abs=0.01)
     # a bound that grows with the games: 200 blocks of 2 games all won say far more than 5
     assert "at least +807.03 at 95% over 400 games" in estimate([0, 0, 0, 0, 200]).text()
-    # one block short of perfect: the two-sided figures again, its upper end unbounded
+    # short of perfect, the interval's upper end unbounded: its lower end, never "+/- inf", and never surer
+    # than the perfect score's (one level block among forty won ones read +567 against +527 for forty won)
     text = estimate([0, 1, 0, 0, 5]).text()
-    assert "+/- inf, nElo" in text and "every game" not in text, text
+    assert "(at least +68.66 at 95%)" in text and "every game" not in text and "+/- inf, nElo" not in text, text
+    near = estimate([0, 0, 1, 0, 39]).text()
+    assert "(at least +456.24 at 95%)" in near and "at least +527.44" in estimate([0, 0, 0, 0, 40]).text()
+    assert "(at most -456.24 at 95%)" in estimate([39, 0, 1, 0, 0]).text()
+    assert estimate([3, 5, 9, 5, 3]).text().startswith("Elo 0.00 +/- ")  # level: no "-0.00"
 
 
 def test_bounds_are_held_to_what_each_model_computes() -> None:

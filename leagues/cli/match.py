@@ -7,6 +7,7 @@ summary of ``leagues.tournament.matches``.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shlex
 import signal
@@ -31,8 +32,19 @@ from leagues.tournament.store import Store, StoreError
 EXIT_H1, EXIT_H0, EXIT_INCONCLUSIVE = 0, 1, 3
 
 
+#: the longest entrant or match name made from a bot spec
+NAME_MAX = 60
+
+
 def _name(spec: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.:+-]+", "_", spec).strip("_")[:60] or "bot"
+    """A name from a bot spec (or a match's pair of them): the spec with what a name cannot hold as '_';
+    a longer one keeps its head and its tail (two versions of a bot differ near the end of their
+    paths) and a hash of the whole, so that two specs never share a name."""
+    name = re.sub(r"[^A-Za-z0-9_.:+-]+", "_", spec).strip("_") or "bot"
+    if len(name) <= NAME_MAX:
+        return name
+    digest = hashlib.sha256(spec.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{name[:16]}..{name[-(NAME_MAX - 16 - 2 - 9):]}-{digest}"
 
 
 def _params(text: str | None, option: str) -> dict[str, Any]:
@@ -120,6 +132,9 @@ def register(cli: click.Group) -> None:
         """
         from leagues.cli.main import UserError
 
+        twice = sorted({v for v in variants if variants.count(v) > 1})
+        if twice:  # a config would label them apart; the command cannot, nor would it mean anything
+            raise UserError(f"--variant {twice[0]} given twice: give each variant once")
         a, b = _name(bot_a), _name(bot_b)
         if a == b:
             a, b = f"{a}.a", f"{b}.b"
@@ -167,9 +182,9 @@ def register(cli: click.Group) -> None:
             click.echo(line)
         say_forfeits(watch)
         say_clocked(clocked)
-        if cfg.sprt is None:  # with an SPRT, the exit status is its verdict (docs/match.md)
-            exit_if_all_forfeited(watch, "the match", cfg.log)
-        else:
+        # a bot that forfeited every deal makes any verdict meaningless: 3, no verdict, with an SPRT too
+        exit_if_all_forfeited(watch, "the match", cfg.log)
+        if cfg.sprt is not None:  # with an SPRT, the exit status is its verdict (docs/match.md)
             verdict = monitor.states[0].verdict
             sys.exit(EXIT_H1 if verdict == H1 else EXIT_H0 if verdict == H0 else EXIT_INCONCLUSIVE)
 

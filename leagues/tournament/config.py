@@ -310,13 +310,14 @@ def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig,
     """A match or gauntlet: ``field`` (a bot) fills the seats of 3 to 6 seat variants beyond A and B."""
     bot = c.get(data, "", "field", str, None)
     wide = [v.label for v in variants if v.sides > 2]
+    if any(e.name == FIELD for e in entrants):  # with a field bot or not: the matches leave that name out
+        raise c.fail("entrants", f"an entrant is named {FIELD!r}, the field bot's name in a match or gauntlet: "
+                                 "rename it")
     if bot is None:
         if wide:
             raise c.fail("field", f"missing: {', '.join(wide)} {'has' if len(wide) == 1 else 'have'} more than two "
                                   "sides; name the bot that fills the other seats (e.g. field = \"greedy\")")
         return entrants
-    if any(e.name == FIELD for e in entrants):
-        raise c.fail("field", f"an entrant is named {FIELD!r}: rename it (the field bot takes that name)")
     try:
         if bots:
             check_bot(bot)
@@ -408,8 +409,10 @@ def check_files(c: Checker, data: dict[str, Any], base: Path, default_store: str
     log = c.collect(lambda: c.get(data, "", "log", str, None), None)
     log_path = base / log if log else store.with_suffix(".log")
     key = "log" if log else "store"
+    before = len(c.errors)
     c.collect(lambda: _writable_file(c, "store", store), None)
-    c.collect(lambda: _log_file(c, key, log_path, store), None)
+    if log or len(c.errors) == before:  # a log named after a bad store is no second problem of the user's
+        c.collect(lambda: _log_file(c, key, log_path, store), None)
     return store, log_path
 
 

@@ -165,12 +165,24 @@ class Estimate:
     nelo: float
     nelo_error: float
     los: float
+    #: the ends of the Elo interval (infinite where the score's interval reaches 0 or 1)
+    elo_low: float = -math.inf
+    elo_high: float = math.inf
 
     def text(self) -> str:
         if self.blocks and not 0 < self.score < 1:
             return self._one_sided()
-        return (f"Elo {_fmt(self.elo)} +/- {_half(self.elo_error)}, nElo {_fmt(self.nelo)} +/- "
-                f"{_half(self.nelo_error)}, LOS {100 * self.los:.2f}%")
+        nelo = f"nElo {_fmt(self.nelo)} +/- {_half(self.nelo_error)}, LOS {100 * self.los:.2f}%"
+        # an interval with one end unbounded (a score near 0 or 1) says its other end, not "+/- inf";
+        # that end no further than Wilson's over the games puts it, as a perfect score's is (else one
+        # level block among forty won would read surer than forty won)
+        n = self.blocks * self.games
+        lo, hi = wilson(self.score * n, n)
+        if math.isfinite(self.elo_low) and not math.isfinite(self.elo_high):
+            return f"Elo {_fmt(self.elo)} (at least {min(self.elo_low, _elo(lo)):+.2f} at 95%), {nelo}"
+        if math.isfinite(self.elo_high) and not math.isfinite(self.elo_low):
+            return f"Elo {_fmt(self.elo)} (at most {max(self.elo_high, _elo(hi)):+.2f} at 95%), {nelo}"
+        return f"Elo {_fmt(self.elo)} +/- {_half(self.elo_error)}, {nelo}"
 
     def _one_sided(self) -> str:
         """Every game won (or lost): the Elo is infinite and a two-sided interval says nothing ("inf
@@ -185,7 +197,10 @@ class Estimate:
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.2f}" if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+    if not math.isfinite(x):
+        return "inf" if x > 0 else "-inf"
+    text = f"{x:.2f}"
+    return "0.00" if text == "-0.00" else text  # a level score is no loss
 
 
 def _half(x: float) -> str:
@@ -229,7 +244,7 @@ def estimate_values(values: Sequence[float], games: float) -> Estimate:
         nelo = math.inf if mu > 0.5 else -math.inf if mu < 0.5 else 0.0
         nelo_error = math.inf
         los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
-    return Estimate(n_blocks, round(g), mu, _elo(mu), elo_error, nelo, nelo_error, los)
+    return Estimate(n_blocks, round(g), mu, _elo(mu), elo_error, nelo, nelo_error, los, _elo(lo), _elo(hi))
 
 
 #: Student's t, the 97.5% point with 1 to 30 degrees of freedom (beyond, ``t95``'s expansion is within
