@@ -84,6 +84,20 @@ def test_bots_check_fails_a_bad_bot(mode: str, reason: str) -> None:
     assert report.failures[reason] == 4 and not report.passed()
 
 
+def test_a_bot_that_does_not_start_is_refused_after_one_start(tmp_path: Path) -> None:
+    """A bot that never answers its hello (or dies before it) was started again at every deal of the
+    check, each start waiting out the 15 s start-up limit: forty deals of a league's check took ten
+    minutes to refuse it. One start now, before any deal: refused in one line, exit 2, as tute run's
+    preflight refuses it. Each start of the bot leaves a line in a file: one line, one start."""
+    starts = tmp_path / "starts"
+    code = f"import sys; open({str(starts)!r}, 'a').write('x\\n'); sys.exit(1)"
+    res = CliRunner().invoke(cli, ["bots", "check", f"{sys.executable} -c {json.dumps(code)}", "--deals", "8",
+                                   "--variant", "tute-2"])
+    assert res.exit_code == 2, res.output
+    assert "does not start" in res.output and len(res.output.strip().splitlines()) == 1, res.output
+    assert starts.read_text().count("x") == 1
+
+
 def test_nondeterministic_bot_is_flagged() -> None:
     report = check_bot("random", {"seed": 1}, deals=5, variants=["tute-2"])
     assert report.reproducible  # random reseeds from the game's seed

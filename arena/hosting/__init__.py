@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 
-from ..match import Player
+from ..match import BotFailure, Player
 from .codecs import CODEC_PICKLE
 from .command import CommandHost
 from .inprocess import InProcessHost, clock_stops
@@ -57,6 +57,25 @@ def make_player(bot: str | list[str], params: dict | None = None, *, isolation: 
                           time_limit_ms=time_limit_ms, memory_mb=memory_mb, env=child_env(), codec=CODEC_PICKLE)
 
 
+def start_problem(player: Player) -> str | None:
+    """Start ``player`` as a game would, then close it: None if it answers its hello, else what went
+    wrong, in one line (a traceback's lines joined). A process that never answers costs its start-up
+    limit once here, where a run of deals would pay it at every deal."""
+    try:
+        start = getattr(player, "start", None)
+        if start is not None:
+            start()
+    except BotFailure as exc:
+        return " | ".join(exc.detail.splitlines())[:600]
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin's start may raise anything
+        return repr(exc)[:600]
+    finally:
+        close = getattr(player, "close", None)
+        if close is not None:
+            close()
+    return None
+
+
 __all__ = ["BotSpec", "InProcessHost", "SubprocessHost", "CommandHost", "make_player", "resolve_spec", "is_command",
            "plugin_command", "child_env", "ISOLATIONS", "TRUSTED_DISTRIBUTION", "GRACE_MS", "BotInfo", "BotLoadError",
-           "installed_bots", "load_class", "make_bot", "target_name", "clock_stops"]
+           "installed_bots", "load_class", "make_bot", "target_name", "clock_stops", "start_problem"]

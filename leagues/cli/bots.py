@@ -124,7 +124,7 @@ def check(bot: str, deals: int, variants: tuple[str, ...], seed: int, params: st
                            time_limit_ms=time_limit_ms, memory_mb=memory_mb,
                            progress=lambda v: click.echo(f"checking {v}...", err=True))
     except BotLoadError as exc:
-        raise _user_error(str(exc)) from None
+        raise _user_error(str(exc) if bot in str(exc) else f"{bot}: {exc}") from None
     for line in format_report(report, require_reproducible):
         click.echo(line)
     if not report.passed(require_reproducible):

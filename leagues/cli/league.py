@@ -212,7 +212,10 @@ def _season_forfeits(lg: League, tournaments: Sequence[str]) -> ForfeitWatch:
 
 
 def _signed(x: float | None) -> str:
-    return "new" if x is None else f"{x:+.2f}"
+    if x is None:
+        return "new"
+    text = f"{x:+.2f}"
+    return "+0.00" if text == "-0.00" else text  # a change too small to show is no loss
 
 
 def _print_standings(lg: League, table: Sequence[Standing], fmt: str, title: str,

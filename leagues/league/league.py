@@ -39,7 +39,7 @@ from leagues.league.rating import Priors, places, plan_divisions, rating_rows, s
 from leagues.league.store import Entrant, LeagueStore, LeagueStoreError, Season, SeasonEntrant, Version
 from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.cluster import ClusterError, reach
-from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, say_forfeiting, start_problem
+from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, say_forfeiting, entrant_start_problem
 from leagues.tournament.store import Store
 
 
@@ -305,7 +305,7 @@ class League:
         """Start every entrant once, as the runner's preflight does, but say which entrant fails and
         what to do (the runner would blame the season's league.toml). Returns the failures let go on
         (a season under way, ``forfeit_missing``)."""
-        failed = [(e.name, p) for e in entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
+        failed = [(e.name, p) for e in entrants if (p := entrant_start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
         if not failed:
             return []
         names = [name for name, _ in failed]

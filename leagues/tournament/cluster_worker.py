@@ -55,6 +55,6 @@ def play_batch(plugin: str, specs: list[GameSpec]) -> Any:
 
 def check_entrants(entrants: dict[str, EntrantConfig], time_limit_ms: int, memory_mb: int) -> list[str]:
     """On one worker: start and close every entrant as a game would; what failed, one line each."""
-    from leagues.tournament.runner import start_problem
+    from leagues.tournament.runner import entrant_start_problem
 
-    return [p for e in entrants.values() if (p := start_problem(e, time_limit_ms, memory_mb))]
+    return [p for e in entrants.values() if (p := entrant_start_problem(e, time_limit_ms, memory_mb))]

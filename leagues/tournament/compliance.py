@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from arena import VARIANTS, GameRecord, derive_seed, play_game, replay, shuffled_deck
-from arena.hosting import clock_stops, make_player, resolve_spec
+from arena.hosting import BotLoadError, clock_stops, make_player, resolve_spec, start_problem
 from arena.record_schema import escaped
 from arena.result import LOSS, SHARED, WIN, outcome
 from arena.view import PlayerView
@@ -146,14 +146,20 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
     """Play ``deals`` deals in total (split evenly over ``variants``, at least one per seat of each, so
     the bot sits in every seat, the dealer's included) and report.
 
-    Raises ``arena.hosting.BotLoadError`` if the bot cannot be found at all; everything the bot does
-    wrong once found is in the report.
+    Raises ``arena.hosting.BotLoadError`` if the bot cannot be found at all, or does not start (answer
+    its hello); everything the bot does wrong once started is in the report.
     """
     names = list(variants or DEFAULT_VARIANTS)
     for name in names:
         if name not in VARIANTS:
             raise ValueError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})")
     resolve_spec(bot, params)  # an unknown bot fails here, before any deal
+    # one start before any deal: a bot that never answers its hello cost its start-up limit at every
+    # deal of the run (forty deals of a league's check took ten minutes to refuse it)
+    problem = start_problem(make_player(bot, params, isolation=isolation, time_limit_ms=time_limit_ms,
+                                        memory_mb=memory_mb))
+    if problem is not None:
+        raise BotLoadError(f"it does not start: {problem}")
     share = deals // len(names)
     reports: list[VariantReport] = []
     description = ""

@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
-from arena.hosting import BotLoadError, clock_stops, make_player
+from arena.hosting import BotLoadError, clock_stops, make_player, start_problem
 from arena.hosting.subprocess import die_with_parent
 from arena.matchplay import MatchRule, play_match
 
@@ -97,25 +97,17 @@ def create_player(entrant: EntrantConfig, time_limit_ms: int, memory_mb: int) ->
                        time_limit_ms=time_limit_ms, memory_mb=memory_mb, cwd=entrant.cwd)
 
 
-def start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str | None:
+def entrant_start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) -> str | None:
     """Start one entrant as a game would and close it: None if it answers, else what went wrong (one
     line). The local preflight and every worker of a cluster ask it of every entrant."""
-    player = None
     try:
         player = create_player(e, time_limit_ms, memory_mb)
-        start = getattr(player, "start", None)
-        if start is not None:
-            start()
-    except (BotLoadError, BotFailure) as exc:
-        detail = exc.detail if isinstance(exc, BotFailure) else str(exc)
-        return f"entrant {e.name!r} did not start: {' | '.join(detail.splitlines())[:600]}"
+    except BotLoadError as exc:
+        return f"entrant {e.name!r} did not start: {' | '.join(str(exc).splitlines())[:600]}"
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin's constructor may raise anything
         return f"entrant {e.name!r} did not start: {exc!r}"[:600]
-    finally:
-        close = getattr(player, "close", None)
-        if close is not None:
-            close()
-    return None
+    problem = start_problem(player)
+    return None if problem is None else f"entrant {e.name!r} did not start: {problem}"
 
 
 #: what turns an entrant that does not start from a refusal of the run into forfeits of its games
@@ -144,7 +136,7 @@ def preflight(cfg: TournamentConfig, forfeit_missing: bool = False, stream: Text
     of the run. Raises RunError naming each one and what it said; with ``forfeit_missing`` says each on
     ``stream`` instead, and the run goes on with the entrant forfeiting its games (a bot gone for good
     must not lock a tournament half played: its config cannot change without starting it again)."""
-    problems = [p for e in cfg.entrants if (p := start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
+    problems = [p for e in cfg.entrants if (p := entrant_start_problem(e, cfg.time_limit_ms, cfg.memory_mb))]
     if problems and forfeit_missing:
         say_forfeiting(problems, stream)
     elif problems:
@@ -854,6 +846,7 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
     if dropped:
         log.info("%d games played past their pairing's decision not kept", dropped)
         mark.stale = True
+        summary.played = max(0, summary.played - dropped)  # "N games played" counts what is kept, as the store
     for line in summary_lines(cfg, monitor):
         log.info(line)
 
