@@ -229,10 +229,10 @@ def standings(db: LeagueStore, cfg: LeagueConfig, *, as_of: int | None = None,
 
     lines.sort(key=lambda s: (group(s), -s.rating, -s.mu, s.entrant))
     out: list[Standing] = []
-    rank, prev = 0, None
+    rank, last_group = 0, None
     for s in lines:
-        rank = rank + 1 if group(s) == prev else 1
-        prev = group(s)
+        rank = rank + 1 if group(s) == last_group else 1
+        last_group = group(s)
         out.append(Standing(**{**s.__dict__, "rank": rank}))
     return out
 
