@@ -26,7 +26,7 @@ import pytest
 
 from arena import get_variant, play_game, replay, shuffled_deck
 from arena.cards import BIT, NAMES
-from arena.hosting import InProcessHost, make_player
+from arena.hosting import InProcessHost, SubprocessHost, make_player
 from arena.record import replay_steps
 from arena.variants import VARIANTS
 from arena.view import PlayerView
@@ -405,6 +405,23 @@ def test_a_bot_that_floods_blank_lines_times_out(tmp_path: Path) -> None:
     except subprocess.TimeoutExpired:
         pytest.fail("the referee was still waiting 6 s into a 200 ms move")
     assert out.stdout.strip() == "timeout", out.stderr
+
+
+def test_an_answer_written_in_time_but_read_late_is_taken(tmp_path: Path) -> None:
+    """The deadline ends a flood of output that never makes an answer, but it is the referee's reading
+    that is late on a busy machine, not the bot: a line waiting in the pipe when the deadline has passed
+    is still read and taken (the flood's fix first timed out before reading it)."""
+    code = ("import json, sys\n"
+            "sys.stdin.readline(); print(json.dumps({'type': 'hello', 'name': 'early'}), flush=True)\n"
+            "print(json.dumps({'action': 'pass'}), flush=True)\n"
+            "sys.stdin.read()\n")
+    host = SubprocessHost([PY, "-c", code], "early", time_limit_ms=LIMIT_MS)
+    try:
+        host.start()
+        time.sleep(0.3)  # the line is in the pipe
+        assert json.loads(host._read_line(time.monotonic() - 1.0, "move")) == {"action": "pass"}
+    finally:
+        host.close()
 
 
 def _processes_with(mark: str) -> list[int]:

@@ -619,6 +619,7 @@ class SubprocessHost:
         buf = self._buf
         fd = self._out
         spin_until = 0.0
+        late = 0
         while True:
             # blank lines are skipped, all at once: one at a time was quadratic in a flood of them
             buf = buf.lstrip(b" \t\r\n")
@@ -628,8 +629,9 @@ class SubprocessHost:
                 return buf[:i]
             if len(buf) > 1 << 20:
                 self._fail("protocol", f"a line longer than 1 MiB (the protocol's limit): {buf[:100]!r}...")
-            if time.monotonic() >= deadline:
-                # output that never makes an answer (blank lines without end) ends in time too
+            if late > 1:
+                # output that never makes an answer (blank lines without end) ends in time too; an
+                # answer written in time but read late (a busy machine) was taken on the read before
                 self._timed_out(what, buf)
             try:
                 chunk = os.read(fd, 65536)
@@ -659,6 +661,8 @@ class SubprocessHost:
                 self._ended = self._exited_cleanly()
                 self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited")
             buf += chunk
+            if late or time.monotonic() >= deadline:
+                late += 1  # data past the deadline: one more look at what is waiting, then the timeout
 
     def _timed_out(self, what: str, buf: bytes) -> Any:
         self._buf = buf
