@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import subprocess
 import time
@@ -107,3 +108,20 @@ def wait_for_games(store: Path, more_than: int, proc: "subprocess.Popen[Any] | N
             break
         time.sleep(poll)
     return count
+
+
+def carried_priors(state: dict[tuple[str, str], tuple[int, float, float, int]], scope: str,
+                   field: dict[str, int], season: int, r: Any) -> dict[str, tuple[float, float]]:
+    """The documented carry-over, computed apart from the code under test: each entrant of ``field``
+    (name -> version) starts ``season`` from its last (version, mu, sigma, season) in ``scope``, its
+    sigma widened by tau^2 a season past and version_sigma^2 for a new version, capped at ``r.sigma``;
+    a newcomer from (``r.mu``, ``r.sigma``)."""
+    priors = {}
+    for name, version in field.items():
+        if (scope, name) not in state:
+            priors[name] = (r.mu, r.sigma)
+            continue
+        v, mu, sigma, last = state[(scope, name)]
+        var = sigma ** 2 + (season - last) * r.tau ** 2 + (r.version_sigma ** 2 if v != version else 0.0)
+        priors[name] = (mu, min(r.sigma, math.sqrt(var)))
+    return priors

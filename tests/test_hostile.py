@@ -19,6 +19,7 @@ from arena import get_variant, play_game, replay, shuffled_deck
 from arena.cards import BIT, NAMES
 from arena.hosting import InProcessHost, SubprocessHost, make_player
 from arena.state import GameState
+from procs import processes_with
 
 HERE = Path(__file__).resolve().parent / "hostile"
 if str(HERE) not in sys.path:
@@ -230,21 +231,12 @@ def test_nothing_a_bot_leaves_behind_outlives_it() -> None:
     """A bot whose grandchild left its session (setsid after a fork) and whose child then exited: the
     grandchild was re-parented to init and outlived the run. The host is a subreaper, so it is
     re-parented to the host instead, which ends it by the variable every bot process carries."""
-    import os
     import uuid
 
     mark = f"left-behind-{uuid.uuid4().hex}"
 
     def left() -> list[int]:
-        found = []
-        for pid in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                    if mark.encode() in fh.read():
-                        found.append(int(pid))
-            except OSError:
-                pass
-        return found
+        return processes_with(mark)
 
     player = make_player([sys.executable, str(HERE / "hostile_cmd.py"), "escape", "2", mark], time_limit_ms=LIMIT_MS)
     records, elapsed = _run(player)

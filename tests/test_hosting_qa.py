@@ -30,6 +30,7 @@ from arena.hosting import InProcessHost, SubprocessHost, make_player
 from arena.record import replay_steps
 from arena.variants import VARIANTS
 from arena.view import PlayerView
+from procs import processes_with
 
 from league_util import write_config
 
@@ -424,18 +425,6 @@ def test_an_answer_written_in_time_but_read_late_is_taken(tmp_path: Path) -> Non
         host.close()
 
 
-def _processes_with(mark: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                if mark.encode() in fh.read():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the host's subreaper is Linux's")
 def test_a_process_left_behind_with_an_empty_environment_is_ended(tmp_path: Path) -> None:
     """docs/protocol.md: what a bot starts goes with it, found by the TUTE_BOT mark it inherits or by the
@@ -453,11 +442,11 @@ def test_a_process_left_behind_with_an_empty_environment_is_ended(tmp_path: Path
         recs = play(player, games=1)
         assert recs[0].result.forfeit.reason == "crash"
         deadline = time.monotonic() + 3
-        while _processes_with(mark) and time.monotonic() < deadline:
+        while processes_with(mark) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _processes_with(mark) == [], "a process the bot left behind outlived it"
+        assert processes_with(mark) == [], "a process the bot left behind outlived it"
     finally:
-        for pid in _processes_with(mark):  # what this test started, by its own mark
+        for pid in processes_with(mark):  # what this test started, by its own mark
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:

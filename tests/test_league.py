@@ -20,7 +20,7 @@ from leagues.tournament.rating import Rater
 from leagues.tournament.store import GameRow, Store
 from leagues.tournament.tally import kept
 
-from league_util import tute, write_league
+from league_util import carried_priors, tute, write_league
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "random_bot.py"
@@ -75,14 +75,7 @@ def recompute(folder: Path) -> dict[tuple[int, str, str], dict[str, Any]]:
             field = {e.entrant: e.version for e in db.season_entrants(n)}
             games = [g for t in season.tournaments for g in store.games(t)]
             for scope in SCOPES:
-                priors = {}
-                for name, version in field.items():
-                    if (scope, name) not in state:
-                        priors[name] = (r.mu, r.sigma)
-                        continue
-                    v, mu, sigma, last = state[(scope, name)]
-                    var = sigma ** 2 + (n - last) * r.tau ** 2 + (r.version_sigma ** 2 if v != version else 0.0)
-                    priors[name] = (mu, min(r.sigma, math.sqrt(var)))
+                priors = carried_priors(state, scope, field, n, r)
                 rater = Rater(r.in_season(), TEAMS, priors)
                 rows = sorted((g for g in games if scope == "*" or g.variant == scope), key=lambda g: g.order)
                 counts: dict[str, dict[str, int]] = {name: defaultdict(int) for name in field}

@@ -27,7 +27,7 @@ from leagues.league.store import LeagueStore, Version
 from leagues.tournament.rating import Rater
 from leagues.tournament.store import GameRow, Store
 
-from league_util import tute, write_league
+from league_util import carried_priors, tute, write_league
 from test_league_cli import dump, one_line_error
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,14 +108,7 @@ def recompute(folder: Path) -> tuple[dict[tuple[int, str, str], dict[str, Any]],
             for g in games:
                 assert len({division[x] for x in g.seats}) == 1, "a division plays alone"
             for scope in ["*", *cfg.labels]:
-                priors = {}
-                for name, version in field.items():
-                    if (scope, name) not in state:
-                        priors[name] = (r.mu, r.sigma)
-                        continue
-                    v, mu, sigma, last = state[(scope, name)]
-                    var = sigma ** 2 + (n - last) * r.tau ** 2 + (r.version_sigma ** 2 if v != version else 0.0)
-                    priors[name] = (mu, min(r.sigma, math.sqrt(var)))
+                priors = carried_priors(state, scope, field, n, r)
                 rater = Rater(r.in_season(), teams, priors)
                 counts: dict[str, dict[str, int]] = {name: defaultdict(int) for name in field}
                 for g in sorted((g for g in games if scope == "*" or g.variant == scope),
