@@ -7,6 +7,7 @@ themselves; ``module:Class`` serves a bot that is importable but not installed a
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -64,7 +65,12 @@ def load_class(spec: str) -> Any:
         for part in attr.split("."):
             obj = getattr(obj, part)
     except Exception as exc:  # an import error in a plugin is the user's to read, in one line
-        raise BotLoadError(f"bot {spec!r}: cannot load {target}: {exc!r}") from None
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and exc.name == module_name.split(".")[0] and (
+                os.path.isfile(module_name.replace(".", os.sep) + ".py") or os.path.isdir(module_name.split(".")[0])):
+            # the folder tute runs in is not searched (a file named like a package would shadow it)
+            hint = f" ({module_name} is in this folder, which is not searched: run with PYTHONPATH=.)"
+        raise BotLoadError(f"bot {spec!r}: cannot load {target}: {exc!r}{hint}") from None
     return obj
 
 

@@ -76,6 +76,9 @@ def resolve_spec(bot: str | Sequence[str], params: dict[str, Any] | None = None,
     bots = installed_bots()
     if name not in bots:
         known = ", ".join(bots) or "none installed"
-        raise BotLoadError(f"unknown bot {name!r} (installed: {known}; or give module:Class or a command)")
+        here = os.path.join(cwd, name) if cwd else name
+        hint = (f"; {name} is a file: give it as a command, ./{name}" if name and os.path.isfile(here)
+                else "")
+        raise BotLoadError(f"unknown bot {name!r} (installed: {known}; or give module:Class or a command){hint}")
     info = bots[name]
     return BotSpec("entrypoint", name, info.target, info.origin, info.version, params)

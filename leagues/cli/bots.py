@@ -226,7 +226,9 @@ class {cls}:
                     return action
         plays = [a for a in legal if a in _CARD]
         if not plays:
-            return legal[0]  # "pass"
+            # the auction (subastado): pass, since legal[0] is the lowest bid and raising every turn
+            # fails nearly every contract; naming trump: the first suit offered
+            return "pass" if "pass" in legal else legal[0]
         cheapest = min(POINTS[_CARD[a]] * 20 + STRENGTH[_CARD[a]] for a in plays)
         options = [a for a in plays if POINTS[_CARD[a]] * 20 + STRENGTH[_CARD[a]] == cheapest]
         return options[self.rng.randrange(len(options))]

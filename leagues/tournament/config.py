@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from arena import Variant, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
-from arena.hosting import ISOLATIONS, BotLoadError, load_class, resolve_spec
+from arena.hosting import ISOLATIONS, BotLoadError, is_command, load_class, resolve_spec
 from arena.record_schema import CONTROL
 
 from leagues.tournament.checks import Checker, ConfigError, clip, key_lines
@@ -614,7 +614,9 @@ def _entrant(c: Checker, item: Any, where: str, before: list[EntrantConfig], bas
     isolation = c.get(item, where, "isolation", str, "auto")
     if isolation not in ISOLATIONS:
         raise c.fail(f"{where}.isolation", f"must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-    cwd = str(base) if isinstance(bot, tuple) else None
+    # a command (an array, or a string with a space or a path) runs beside the config file, whatever
+    # folder tute runs in; a plugin is found by its name, anywhere
+    cwd = str(base) if isinstance(bot, tuple) or is_command(bot) else None
     try:
         if bots:
             check_bot(bot, cwd)
