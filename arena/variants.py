@@ -163,11 +163,20 @@ class Variant:
         if self.trump_rule != "card" and self.draw_pile:
             raise VariantError(f"trump_rule: {self.trump_rule!r} needs all cards dealt (draw_pile = false)")
         if self.scoring == "losers" and (self.pairs or self.active_players < 3):
+            if self.sits_out and self.players >= 3 and not self.pairs:
+                raise VariantError(f"sit_out_from: {self.sit_out_from} makes the dealer of {self.players} sit "
+                                   f"out, leaving {self.active_players}; scoring 'losers' needs 3 or more in a deal")
             raise VariantError("scoring: 'losers' needs 3 or more players each for themselves")
-        if self.trump_rule == "auction" and not (1 <= self.bid_min <= self.bid_max <= MAX_BID
-                                                 and self.bid_step >= 1):
+        if not (1 <= self.bid_min <= self.bid_max <= MAX_BID and self.bid_step >= 1):  # in every variant: a
+            # preset without an auction keeps them, and an option that turns one on must find them sound
             raise VariantError(f"bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= {MAX_BID} "
                                "and bid_step >= 1")
+        if self.trump_rule == "auction" and (self.tute_mode != "disabled" or self.tute_from_deal):
+            raise VariantError("tute_mode, tute_from_deal: a Tute has no score in an auction's deal (the "
+                               "contract decides it): leave tute_mode 'disabled' with trump_rule 'auction'")
+        if self.active_players == 3 and self.three_player_deck == 40 and self.trump_rule != "card":
+            raise VariantError(f"three_player_deck: 40 leaves the 40th card out of the hands, to show trump; "
+                               f"with trump_rule {self.trump_rule!r} nothing would show it (use 36)")
         if self.sits_out and self.scoring != "losers":
             raise VariantError("sit_out_from: a dealer sitting out needs scoring 'losers' (cabrero)")
         if self.over_points_loses < 0:
@@ -252,7 +261,8 @@ class Variant:
         Unknown options and values of the wrong type are refused with the option's name. Without a draw
         pile ``hand_size`` follows the deck unless it is given.
         """
-        known = {f.name: f for f in dataclasses.fields(self)}
+        # name and description say which preset a variant came from; they are no rules to set
+        known = {f.name: f for f in dataclasses.fields(self) if f.name not in ("name", "description")}
         for key, value in opts.items():
             if key not in known:
                 raise VariantError(f"{key}: unknown rule option (known: "
@@ -378,7 +388,7 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
-def get_variant(name: str, **opts: Any) -> Variant:
+def get_variant(name: str, /, **opts: Any) -> Variant:
     """A preset by name, with overrides; the error lists the presets."""
     try:
         base = VARIANTS[name]

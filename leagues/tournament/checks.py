@@ -42,10 +42,11 @@ class Checker:
         self.lines = key_lines(text) if text is not None else {}
         self.errors: list[str] = []
 
-    def fail(self, key: str, message: str) -> ConfigError:
+    def fail(self, key: str, message: str, at: str | None = None) -> ConfigError:
+        """``key``'s error, at the line of ``at`` (a key within it, where the message names one) or its own."""
         if len(message) > MESSAGE_MAX:  # a value quoted whole would flood the screen: one readable line
             message = message[:MESSAGE_MAX - 3] + "..."
-        line = self.line_of(key)
+        line = self.line_of(at or key)
         where = f"{self.source}:{line}" if line else self.source
         return ConfigError(f"{where}: {key}: {message}" if key else f"{where}: {message}")
 

@@ -548,7 +548,9 @@ def _variant(c: Checker, item: Any, where: str, before: list[VariantConfig], n_e
     try:
         variant = get_variant(preset, **options)
     except VariantError as exc:
-        raise c.fail(f"{where}.options", str(exc)) from None
+        # an option's own error ("hand_size: ...") is said on the line its key stands on
+        option = str(exc).partition(": ")[0]
+        raise c.fail(f"{where}.options", str(exc), at=f"{where}.options.{option}" if option in options else None) from None
     label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
     if any(v.label == label for v in before):
         raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
