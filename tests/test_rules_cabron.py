@@ -3,6 +3,8 @@ line (losers, letters, a dealer sitting out)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import random
 
@@ -227,7 +229,7 @@ def test_cabrero_has_no_over_100_rule_but_no_trick_still_loses() -> None:
 def test_cabrero_with_five_or_six_the_dealer_sits_out(name: str, players: int, hand: int) -> None:
     v = get_variant(name)
     assert v.players == players and v.active_players == players - 1 and v.hand_size == hand
-    assert get_variant("cabrero", players=players) == v.replace(name="cabrero")
+    assert get_variant("cabrero", players=players) == dataclasses.replace(v, name="cabrero")
     dealer = 2
     st = GameState.new(v, shuffled_deck(v, 7), dealer)
     assert st.hands[dealer] == 0 and st.sit_out == dealer

@@ -687,11 +687,14 @@ def plugin_command(target: str, params: dict[str, Any] | None = None, codec: str
 def child_env() -> dict[str, str]:
     """The referee's import path for the child, so ``module:Class`` resolves there as it would here."""
     env = dict(os.environ)
-    # the folder ``python -m leagues`` (or ``-c``) runs in heads its path, and ``tute`` does not search
-    # it (docs/bots.md): the child's path is the referee's without it, unless PYTHONPATH names it
-    here = os.getcwd()
-    named = {os.path.abspath(p or ".") for p in env.get("PYTHONPATH", "").split(os.pathsep) if p}
-    paths = [p for p in sys.path if p and (os.path.abspath(p) != here or here in named)]
+    # the folder ``python -m leagues`` (or ``-c``) runs in heads its path (sys.path[0]), and ``tute``
+    # does not search it (docs/bots.md): the child's path is the referee's without that head; the same
+    # folder later in the path (an editable install's, PYTHONPATH's) stays
+    head = sys.path[:1]
+    if head and (not head[0] or os.path.abspath(head[0]) == os.getcwd()):
+        paths = sys.path[1:]
+    else:
+        paths = list(sys.path)
     old = env.get("PYTHONPATH")
     env["PYTHONPATH"] = os.pathsep.join(paths + ([old] if old else []))
     env.setdefault("PYTHONHASHSEED", "0")
