@@ -347,3 +347,16 @@ def test_one_bad_option_is_one_line_in_the_commands_words(tmp_path: Path, args: 
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "label" not in lines[0] and ".log" not in lines[0], lines
+
+
+@pytest.mark.parametrize("fmt", ["match", "gauntlet"])
+def test_rounds_in_a_match_is_refused_not_ignored(tmp_path: Path, fmt: str) -> None:
+    """``rounds`` means nothing to a match or a gauntlet (its blocks go on until the SPRT or ``deals``), and
+    was accepted silently, as if it set something."""
+    extra = {"challengers": ["b"]} if fmt == "gauntlet" else {}
+    write_config(tmp_path, format=fmt, deals=2, rounds=3, **extra,
+                 entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "greedy"},
+                           *([{"name": "c", "bot": "random"}] if fmt == "gauntlet" else [])])
+    out = tute("run", "tournament.toml", "-q", cwd=tmp_path)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and "rounds: not a key of a" in lines[0], out.stderr
