@@ -266,6 +266,26 @@ def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.Capt
     assert ratings == sorted(ratings, reverse=True)
 
 
+def test_with_all_the_withdrawn_are_ranked_after_the_active(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``standings --all`` ranked withdrawn entrants with the active ones, so an active entrant could be
+    rank 2 behind one that had left; they come after, ranked among themselves."""
+    write_league(tmp_path)
+    with League.open(tmp_path) as lg:
+        lg.submit("a", "random", owner="o", params={"seed": 1})
+        lg.submit("b", "random", owner="o", params={"seed": 2})
+        lg.submit("c", "greedy", owner="o")
+        lg.play_season(quiet=True)
+    code, out, err = tute(capsys, "league", "standings", "-l", str(tmp_path), "--format", "json")
+    best = json.loads(out)["standings"][0]["entrant"]
+    with League.open(tmp_path) as lg:
+        lg.withdraw(best)
+    code, out, err = tute(capsys, "league", "standings", "-l", str(tmp_path), "--format", "json", "--all")
+    assert code == 0, err
+    table = [(s["entrant"], s["rank"], s["active"]) for s in json.loads(out)["standings"]]
+    assert [a for _, _, a in table] == [True, True, False] and [r for _, r, _ in table] == [1, 2, 1], table
+    assert table[-1][0] == best
+
+
 # --------------------------------------------------------------------- past tables after an edit
 def test_a_past_seasons_table_reads_the_same_after_league_toml_is_edited(tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:

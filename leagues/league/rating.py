@@ -222,10 +222,12 @@ def standings(db: LeagueStore, cfg: LeagueConfig, *, as_of: int | None = None,
                               per_variant, sum(x.games for x in mine), sum(x.wins for x in mine),
                               sum(x.draws for x in mine), sum(x.losses for x in mine), form, played, active,
                               last.next_division if last else None))
-    def group(s: Standing) -> int:
-        """The division it is ranked in: its last one, or for an entrant yet to play the lowest, where
-        it will start (``plan_divisions``); its division is still shown as none."""
-        return s.division if s.division is not None else cfg.divisions
+    def group(s: Standing) -> tuple[bool, int]:
+        """Where it is ranked: the active entrants first, each in its last division, or for an entrant
+        yet to play the lowest, where it will start (``plan_divisions``; its division is still shown as
+        none); the withdrawn ones (``include_withdrawn``) after them, ranked among themselves, so an
+        active entrant is never ranked below one that left."""
+        return (not s.active, s.division if s.division is not None else cfg.divisions)
 
     lines.sort(key=lambda s: (group(s), -s.rating, -s.mu, s.entrant))
     out: list[Standing] = []
