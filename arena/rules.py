@@ -355,7 +355,7 @@ class Rules:
         self.forty_first = v.forty_first
         self.cantes = v.cantes
         self.cantes_scope_team = v.cantes_scope == "team"
-        self.cantes_after_stock = v.cantes_after_stock or not v.draw_pile  # without a pile: no "after" to lose
+        self.cantes_after_stock = v.cantes_after_stock
         self.tute_mode = v.tute_mode
         self.tute_from_deal = v.tute_from_deal and v.tute_mode != "disabled"
         self.last_trick_bonus = v.last_trick_bonus

@@ -167,16 +167,10 @@ class Variant:
                 raise VariantError(f"sit_out_from: {self.sit_out_from} makes the dealer of {self.players} sit "
                                    f"out, leaving {self.active_players}; scoring 'losers' needs 3 or more in a deal")
             raise VariantError("scoring: 'losers' needs 3 or more players each for themselves")
-        if not (1 <= self.bid_min <= self.bid_max <= MAX_BID and self.bid_step >= 1):  # in every variant: a
-            # preset without an auction keeps them, and an option that turns one on must find them sound
+        if self.trump_rule == "auction" and not (1 <= self.bid_min <= self.bid_max <= MAX_BID
+                                                 and self.bid_step >= 1):
             raise VariantError(f"bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= {MAX_BID} "
                                "and bid_step >= 1")
-        if self.trump_rule == "auction" and (self.tute_mode != "disabled" or self.tute_from_deal):
-            raise VariantError("tute_mode, tute_from_deal: a Tute has no score in an auction's deal (the "
-                               "contract decides it): leave tute_mode 'disabled' with trump_rule 'auction'")
-        if self.active_players == 3 and self.three_player_deck == 40 and self.trump_rule != "card":
-            raise VariantError(f"three_player_deck: 40 leaves the 40th card out of the hands, to show trump; "
-                               f"with trump_rule {self.trump_rule!r} nothing would show it (use 36)")
         if self.sits_out and self.scoring != "losers":
             raise VariantError("sit_out_from: a dealer sitting out needs scoring 'losers' (cabrero)")
         if self.over_points_loses < 0:
@@ -276,7 +270,28 @@ class Variant:
             active = players - 1 if 0 < sit <= players else players
             size = new.get("three_player_deck", self.three_player_deck) if active == 3 else 40
             new["hand_size"] = size // active if active else 0
-        return dataclasses.replace(self, **new)
+        made = dataclasses.replace(self, **new)
+        made._refuse_combinations()
+        return made
+
+    def _refuse_combinations(self) -> None:
+        """Options that make no sense together, refused where a variant is made from a config or a
+        command line (``replace``), not where a record is read (``from_options``): a record of such a
+        variant, played before these were refused, still replays as it was played."""
+        if not (1 <= self.bid_min <= self.bid_max <= MAX_BID and self.bid_step >= 1):  # in every variant: a
+            # preset without an auction keeps them, and an option that turns one on must find them sound
+            raise VariantError(f"bid_min, bid_step, bid_max: need 1 <= bid_min <= bid_max <= {MAX_BID} "
+                               "and bid_step >= 1")
+        if self.trump_rule == "auction" and (self.tute_mode != "disabled" or self.tute_from_deal):
+            raise VariantError("tute_mode, tute_from_deal: a Tute has no score in an auction's deal (the "
+                               "contract decides it): leave tute_mode 'disabled' with trump_rule 'auction'")
+        if self.active_players == 3 and self.three_player_deck == 40 and self.trump_rule != "card":
+            raise VariantError(f"three_player_deck: 40 leaves the 40th card out of the hands, to show trump; "
+                               f"with trump_rule {self.trump_rule!r} nothing would show it (use 36)")
+        if not self.cantes_after_stock and not self.draw_pile:
+            raise VariantError("cantes_after_stock: false means no cante once the draw pile is gone; without a "
+                               "pile (draw_pile = false) it would turn every cante off: leave it true "
+                               "(cantes = false turns them off)")
 
     @classmethod
     def from_options(cls, name: str, options: Mapping[str, Any]) -> "Variant":
@@ -284,9 +299,10 @@ class Variant:
         immutable, so the rules of a given (name, options) are built once and shared: every record
         read asks for them."""
         try:
-            # the values' types in the key too (in the dict's order: another order only misses the
-            # cache): 6.0 == 6 and True == 1, and a hit is not checked again
-            key = (name, tuple(sorted(options.items())), tuple(map(type, options.values())))
+            # the values' types in the key too, in the keys' order: 6.0 == 6 and True == 1, and a hit
+            # is not checked again
+            items = sorted(options.items())
+            key = (name, tuple(items), tuple([type(v) for _, v in items]))
             hash(key)
         except TypeError:  # an unhashable option value: let the constructor say what is wrong
             key = None

@@ -296,10 +296,12 @@ class SubprocessHost:
         self._stops = 0
         self._stops_seen = 0
         self.proc: subprocess.Popen[bytes] | None = None
-        #: the current deal's ``new_game`` (for a restart before its first answer), and whether the bot
-        #: has answered in it; whether the current process ended by exiting with status 0
+        #: the current deal's ``new_game`` (for a restart before its first answer), whether the bot has
+        #: answered in it and whether it was restarted for it (once a deal); whether the current process
+        #: ended by exiting with status 0
         self._deal: dict[str, Any] | None = None
         self._answered = False
+        self._restarted = False
         self._ended = False
         #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
         self._token = ""
@@ -461,6 +463,7 @@ class SubprocessHost:
         or a busy one. A second end before that answer is the deal's crash."""
         self._deal = info
         self._answered = False
+        self._restarted = False
         if not self.alive:
             if self.proc is not None:
                 self._log.warning("restarting: %s", self._exit_text())
@@ -468,7 +471,7 @@ class SubprocessHost:
         try:
             self._begin(info)
         except BotFailure:
-            if not self._ended:
+            if not self._ended or self._restarted:
                 raise
             self._restart_for_deal()
 
@@ -487,6 +490,7 @@ class SubprocessHost:
     def _restart_for_deal(self) -> None:
         """The one restart of a deal whose process ended before its first answer (``new_game``)."""
         self._log.warning("restarting: the process ended between deals")
+        self._restarted = True
         self.start()
         self._begin(self._deal if self._deal is not None else {})
 
@@ -496,7 +500,7 @@ class SubprocessHost:
         try:
             action = self._choose(view)
         except BotFailure:
-            if not self._ended:
+            if not self._ended or self._restarted:  # one restart a deal, wherever the end was met
                 raise
             self._restart_for_deal()
             action = self._choose(view)  # a second end is the deal's crash

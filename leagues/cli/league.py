@@ -211,6 +211,18 @@ def _season_forfeits(lg: League, tournaments: Sequence[str]) -> ForfeitWatch:
     return watch
 
 
+def _season_ks(lg: League) -> dict[int, float]:
+    """Each season's k, by the league.toml it started with; a season whose stored copy today's checks
+    refuse (a combination of options refused since) reads by today's k rather than stop every history."""
+    ks = {}
+    for season in lg.db.seasons():
+        try:
+            ks[season.season] = lg.season_config(season).rating.k
+        except LeagueError:
+            pass
+    return ks
+
+
 def _signed(x: float | None) -> str:
     if x is None:
         return "new"
@@ -322,7 +334,7 @@ def history_cmd(name: str, league_path: str, fmt: str) -> None:
         try:
             ent = lg.entrant(name)
             versions = lg.db.versions(name)
-            rows = history(lg.db, lg.cfg, name, {s.season: lg.season_config(s).rating.k for s in lg.db.seasons()})
+            rows = history(lg.db, lg.cfg, name, _season_ks(lg))
         except (LeagueError, LeagueStoreError) as exc:
             _fail(str(exc))
     if fmt == "json":
