@@ -247,15 +247,21 @@ def test_three_seasons_are_the_same_with_one_and_two_workers(tmp_path: Path) -> 
 
 
 # ------------------------------------------------------------------------ standings with newcomers
-def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """After season 1 two newcomers are submitted: the table (one division) ranks them with everyone
-    by rating, 1 to 5; they were both shown as rank 1 below rank 3."""
-    write_league(tmp_path)
-    with League.open(tmp_path) as lg:
+def _three_and_a_season(folder: Path) -> None:
+    """A league of three entrants (two random, greedy) that has played its first season."""
+    write_league(folder)
+    with League.open(folder) as lg:
         lg.submit("a", "random", owner="o", params={"seed": 1})
         lg.submit("b", "random", owner="o", params={"seed": 2})
         lg.submit("c", "greedy", owner="o")
         lg.play_season(quiet=True)
+
+
+def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """After season 1 two newcomers are submitted: the table (one division) ranks them with everyone
+    by rating, 1 to 5; they were both shown as rank 1 below rank 3."""
+    _three_and_a_season(tmp_path)
+    with League.open(tmp_path) as lg:
         lg.submit("new1", "random", owner="o", params={"seed": 5})
         lg.submit("new2", "greedy", owner="o")
     code, out, err = tute(capsys, "league", "standings", "-l", str(tmp_path), "--format", "json")
@@ -269,12 +275,7 @@ def test_newcomers_are_ranked_with_the_field(tmp_path: Path, capsys: pytest.Capt
 def test_with_all_the_withdrawn_are_ranked_after_the_active(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``standings --all`` ranked withdrawn entrants with the active ones, so an active entrant could be
     rank 2 behind one that had left; they come after, ranked among themselves."""
-    write_league(tmp_path)
-    with League.open(tmp_path) as lg:
-        lg.submit("a", "random", owner="o", params={"seed": 1})
-        lg.submit("b", "random", owner="o", params={"seed": 2})
-        lg.submit("c", "greedy", owner="o")
-        lg.play_season(quiet=True)
+    _three_and_a_season(tmp_path)
     code, out, err = tute(capsys, "league", "standings", "-l", str(tmp_path), "--format", "json")
     best = json.loads(out)["standings"][0]["entrant"]
     with League.open(tmp_path) as lg:
