@@ -144,9 +144,6 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         seat = state.current
         try:
             action = choosers[seat](view_of(state, seat))
-            if type(action) is not str and isinstance(action, str):
-                # a str subclass may compare equal to anything: the referee judges the plain text
-                action = str.__str__(action)
         except BotFailure as f:
             state.forfeit(seat, f.reason, f.detail)
             break
@@ -156,10 +153,12 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             state.forfeit(seat, "crash", f"choose raised {_said(exc)}")
             break
         if type(action) is not str:
-            # judged by its type alone: comparing it with the legal actions, or showing it, would run the
-            # plugin's code (an ``__eq__`` or ``__repr__`` that raises) inside the referee
-            state.forfeit(seat, "protocol", f"answered a {type(action).__name__}, not an action's text")
-            break
+            if not issubclass(type(action), str):
+                # judged by its type alone: comparing it with the legal actions, or showing it, would run
+                # the plugin's code (an ``__eq__``, ``__repr__`` or ``__class__`` that raises) in the referee
+                state.forfeit(seat, "protocol", f"answered a {type(action).__name__}, not an action's text")
+                break
+            action = str.__str__(action)  # a str subclass may compare equal to anything: the plain text
         try:
             apply(action)
         except IllegalAction as exc:

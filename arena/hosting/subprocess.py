@@ -109,12 +109,11 @@ def _kill_orphaned_group(leader: int) -> None:
     so the group is killed only while no process holds the leader's pid."""
     try:
         os.kill(leader, 0)
+        return  # a process holds the pid: the group of that id may be its own
+    except PermissionError:  # another user's process holds it
+        return
     except ProcessLookupError:
         pass
-    except PermissionError:
-        return
-    else:
-        return
     try:
         os.killpg(leader, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -685,20 +685,15 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
                      summary.skipped, summary.seconds)
             completed = True
-        except ClusterError as exc:  # the scheduler lost, a batch that kills its workers, none left
+        except (ClusterError, StoreWriteError) as exc:
+            # the scheduler lost, a batch that kills its workers, none left; a full disk: what was
+            # committed stays whole
             if executor is not None:
                 executor.terminate()
                 executor = None
             log.error("tournament %s: %s", cfg.name, exc)
             raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run in {cfg.store}: "
                            "run again to resume") from None
-        except StoreWriteError as exc:  # a full disk: what was committed stays whole
-            if executor is not None:
-                executor.terminate()
-                executor = None
-            log.error("tournament %s: %s", cfg.name, exc)
-            raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run: run again to "
-                           "resume") from None
         except KeyboardInterrupt:
             if executor is not None:
                 executor.terminate()
