@@ -288,3 +288,52 @@ def test_a_match_on_a_cluster_stores_what_a_local_match_stores(tmp_path: Path) -
     (summary_1, games_1, board_1), (summary_c, games_c, board_c) = results.values()
     assert summary_1 == summary_c  # holds: the SPRT's decision and summary
     assert games_1 == games_c and board_1 == board_c
+
+
+PROTOCOL_BOT = """import json, random, sys
+rng = random.Random(0)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"type": "hello", "name": "joiner-qa"}), flush=True)
+    elif m["type"] == "new_game":
+        rng = random.Random(m["seed"])
+    elif m["type"] == "act":
+        print(json.dumps({"action": rng.choice(m["legal"]), "request": m["request"]}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+def test_a_worker_that_joins_and_cannot_start_an_entrant_stops_the_run(tmp_path: Path) -> None:
+    """Only the workers there at the start were asked to start the entrants: one that joined later (a
+    machine added, a worker started again) without a bot stored a crash forfeit for each of its games
+    and the run ended 0. Now its first batch starts the entrants there, and the run stops in one line
+    naming the worker and the entrant, exit 2, as the check before any game does; running again (here
+    locally) stores what an uninterrupted run stores."""
+    ref, folder = tmp_path / "ref", tmp_path / "joined"
+    # the command bot does not start where QA_NO_BOT is set: on the worker that joins
+    entrants = [ENTRANTS[1], {"name": "cmd", "bot": ["sh", "-c", 'test -z "$QA_NO_BOT" && exec python3 bot.py']}]
+    for f in (ref, folder):
+        f.mkdir()
+        (f / "bot.py").write_text(PROTOCOL_BOT)
+        write_config(f, deals=1500, variants=[{"name": "tute-2"}], entrants=entrants)
+    assert tute(ref, "run", "--quiet", "-j", "1").returncode == 0
+    scheduler = Scheduler(folder)
+    try:
+        scheduler.worker()
+        run = subprocess.Popen([TUTE, "run", "--quiet", "--cluster", scheduler.address], cwd=folder,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_for_games(folder / "store.sqlite", 100, run)
+        assert run.poll() is None, "the joiner arrives while the run plays"
+        scheduler.worker(env={**os.environ, "QA_NO_BOT": "1"})
+        stop(scheduler.workers[0])
+        out, err = run.communicate(timeout=120)
+    finally:
+        scheduler.close()
+    err = one_line_error(subprocess.CompletedProcess(run.args, run.returncode, out, err))
+    assert "(joined during the run)" in err and "entrant 'cmd' did not start" in err, err
+    assert "run again to resume" in err, err
+    # the games kept are whole and none is a forfeit of the joiner's: the resumed store is the reference's
+    assert tute(folder, "run", "--quiet", "-j", "2").returncode == 0
+    assert games(folder) == games(ref)

@@ -224,6 +224,9 @@ class ClusterExecutor:
         self.stopped = False
         #: the players' plugin is on the workers (``start``): only then is there one to remove
         self.registered = False
+        #: the workers ``check_workers`` found starting every entrant; any other joins during the run and
+        #: is checked at its first batch (None: none is, ``--forfeit-missing``)
+        self.checked: frozenset[str] | None = frozenset()
 
     def check_workers(self) -> list[str]:
         """Every worker starts every entrant: the failures as 'worker ADDRESS: entrant: why'. A worker
@@ -249,6 +252,7 @@ class ClusterExecutor:
             raise ClusterError(f"--cluster {self.address}: the scheduler cannot read tute-arena's tasks (it needs "
                                f"tute-arena installed, the same version, as every worker: docs/cluster.md): "
                                f"{_first_line(exc.__cause__ or exc)!s}") from None
+        self.checked = frozenset(answers)
         return [f"worker {addr}: {line}" for addr, lines in sorted(answers.items()) for line in lines]
 
     def start(self) -> None:
@@ -256,7 +260,8 @@ class ClusterExecutor:
 
         plugin = TutePlayers(self.plugin, self.entrants, {v.label: v.variant for v in self.cfg.variants},
                              self.cfg.time_limit_ms, self.cfg.memory_mb,
-                             {v.label: v.match for v in self.cfg.variants if v.match is not None})
+                             {v.label: v.match for v in self.cfg.variants if v.match is not None},
+                             self.checked)
         self.client.register_plugin(plugin, name=self.plugin)
         self.registered = True
 
@@ -330,6 +335,9 @@ class ClusterExecutor:
         if self.client.status != "running" or "scheduler-connection-lost" in str(exc) or not self._alive():
             return ClusterError(f"--cluster {self.address}: lost the scheduler")
         where = f"the batch of games {games[0]} to {games[1]}"
+        if name == "EntrantsDoNotStart":
+            return ClusterError(f"--cluster {self.address}: entrants that do not start on the cluster: "
+                                f"{(str(exc).splitlines() or [''])[0]}")
         if name == "KilledWorker":
             tries = getattr(exc, "allowed_failures", 0) + 1
             last = getattr(getattr(exc, "last_worker", None), "address", "?")

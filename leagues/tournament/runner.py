@@ -614,6 +614,8 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool
     except ClusterError as exc:
         executor.terminate()
         raise RunError(str(exc)) from None
+    if forfeit_missing:
+        executor.checked = None  # a worker that joins later plays too, its missing bots forfeiting there
     if failures and forfeit_missing:
         say_forfeiting(failures, stream, "its games there")
     elif failures:
