@@ -85,7 +85,9 @@ class GameResult:
 WIN, SHARED, LOSS = "win", "shared", "loss"
 #: the dealer who sat the deal out (cabrero with 5 or 6): no outcome, no game to count
 SAT_OUT = "sat_out"
-#: the score a table counts for each kind of outcome (``SAT_OUT`` counts nothing)
+#: a deal everyone passed in the auction (``thrown_in``): no outcome for anyone, no game to count
+THROWN_IN = "thrown_in"
+#: the score a table counts for each kind of outcome (``SAT_OUT`` and ``THROWN_IN`` count nothing)
 SCORES = {WIN: 1.0, SHARED: 0.5, LOSS: 0.0}
 
 
@@ -94,8 +96,11 @@ def outcome(result: GameResult, seat: int, teams: Sequence[Sequence[int]]) -> st
     best rank the side holds alone among the sides in play (``sides_in_play``), a shared place a best
     rank another side in play holds too, anything else a loss (with three or more sides, second place
     is a loss; a loser-scored deal's non-losers share). The dealer who sat the deal out gets
-    ``SAT_OUT``: a table counts no game for it. ``SCORES[outcome(...)]`` is what a table counts per
+    ``SAT_OUT``: a table counts no game for it; nor does any seat of a deal thrown in (``THROWN_IN``),
+    whose shared rank 0 would read as a draw. ``SCORES[outcome(...)]`` is what a table counts per
     game."""
+    if thrown_in(result):
+        return THROWN_IN
     if seat == result.sit_out:
         return SAT_OUT
     rank = result.ranks[seat]

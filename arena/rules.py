@@ -196,9 +196,10 @@ def exchanges(r: "Rules", hand: int, trump: int, face_up: int, done_seven: bool,
 
 def cante_suits(r: "Rules", hand: int, sung: int, trump: int, stock_left: int) -> tuple[int, ...]:
     """The suits ``hand`` may sing now (one cante per window; each suit once per deal, ``sung`` holding
-    the bits of the 11s sung; with ``forty_first`` the 40 in trumps before any 20)."""
+    the bits of the 11s sung; with ``forty_first`` the 40 in trumps before any 20); none without
+    ``cantes``, so that no caller has to remember that option on its own."""
     open_pairs = pairs(hand) & ~sung
-    if not open_pairs or not (r.cantes_after_stock or stock_left):
+    if not open_pairs or not r.cantes or not (r.cantes_after_stock or stock_left):
         return ()
     if r.forty_first and trump != NO_SUIT and open_pairs & BIT[trump * 10 + 8]:
         return (trump,)

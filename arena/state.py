@@ -684,21 +684,22 @@ class GameState:
         return f"{NAMES[c]} breaks the duty to {self._duty()} (legal: {', '.join(legal)})"
 
     def _duty(self) -> str:
-        """The duty the seat on move is under, in words: the first one ``rules.playable`` applies."""
+        """The duty the seat on move broke, in words, read off the cards ``rules.playable`` allows rather
+        than worked out a second time (which once missed the partner exemption): the led suit above its
+        best card (montar), the led suit (asistir; a trump lead while the pile lasts), the trumps above
+        the top card (pisar), or the trumps (fallar)."""
         hand = self.hands[self.current]
+        ok = self.playable()
         led, trump = self.led, self.trump
-        mode = self.mode()
-        if mode == R.FOLLOW:
+        in_suit = hand & SUIT_MASK[led]
+        trumps = hand & R.TRUMP_MASK[trump]
+        if ok != in_suit and ok == in_suit & HIGHER[self.best_led]:
+            return f"follow suit {SUITS[led]} and beat {NAMES[self.best_led]} (montar)"
+        if ok == in_suit:
+            if self.mode() == R.TRUMP_LEAD:
+                return f"follow the trump lead ({SUITS[trump]}) while the pile lasts"
             return f"follow suit {SUITS[led]} (asistir)"
-        if mode != STRICT:
-            return f"follow the trump lead ({SUITS[trump]}) while the pile lasts"
-        trumped = SUIT[self.top] == trump
-        if hand & SUIT_MASK[led]:
-            if hand & SUIT_MASK[led] & HIGHER[self.best_led] and (
-                    led == trump or not trumped or self.variant.must_beat_led_after_trumped):
-                return f"follow suit {SUITS[led]} and beat {NAMES[self.best_led]} (montar)"
-            return f"follow suit {SUITS[led]} (asistir)"
-        if trumped and hand & SUIT_MASK[trump] & HIGHER[self.top]:
+        if ok != trumps and ok == trumps & HIGHER[self.top]:
             return f"trump higher than {NAMES[self.top]} (pisar)"
         return f"trump when void in {SUITS[led]} (fallar)"
 

@@ -38,7 +38,7 @@ from bots.endgame import WIN, Endgame  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402
 from bots.playout import Frontier, Position, playout  # noqa: E402
 from bots.search import SearchBot  # noqa: E402
-from bots.strict_estimate import MARGIN_COEF, WIN_COEF, estimate, features  # noqa: E402
+from bots.strict_estimate import MARGIN_COEF, WIN_COEF, estimate, features, strict_sung  # noqa: E402
 
 from work_cost import solve  # noqa: E402  (Gaussian elimination, as work_cost fits its costs)
 
@@ -96,9 +96,10 @@ def frontiers(args: tuple[int, int]) -> list[Row]:
                         (0.0, val + WIN) if val < -WIN // 2 else (0.5, val)
                     mine, other = f.hands[me], f.hands[1 - me]
                     leading = f.leader == me
-                    x = features(mine, other, view.trump, diff, leading, f.sung)
+                    sung = strict_sung(r, f.sung)
+                    x = features(mine, other, view.trump, diff, leading, sung)
                     out.append((x, won, margin / 130, o.value(r, me, 0.0), o.margin(r, me) / 130,
-                                (mine, other, view.trump, diff, leading, f.sung)))
+                                (mine, other, view.trump, diff, leading, sung)))
     return out
 
 

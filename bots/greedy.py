@@ -160,12 +160,13 @@ class GreedyBot:
 
     @staticmethod
     def _duck(view: PlayerView, plays: list[int]) -> int:
-        """Cabrón past the stop: lose the trick if any card does, else give the fewest points."""
+        """Cabrón past the stop: lose the trick if any card does, else give the fewest points. Whether a
+        card takes the trick is the referee's ``BEATS``, the trump of cabrón's pair tricks included."""
         trick = view.trick
         if trick:
             led = SUIT[trick[0]]
-            top = max((c for c in trick if SUIT[c] == led), key=lambda c: STRENGTH[c])
-            under = [c for c in plays if SUIT[c] != led or STRENGTH[c] < STRENGTH[top]]
+            takes = BEATS[view.trump][trick_state(trick, range(len(trick)), view.trump)[2]]
+            under = [c for c in plays if not BIT[c] & takes]
             if under:
                 return max(under, key=lambda c: (SUIT[c] != led, POINTS[c] if SUIT[c] != led else -POINTS[c],
                                                  STRENGTH[c]))

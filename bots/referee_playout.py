@@ -117,13 +117,13 @@ def _pair_halves(hand: int) -> int:
 
 def value(st: GameState, seat: int, margin_weight: float) -> float:
     """A finished deal for ``seat``: its side's pairwise score (``arena.result.seat_pairwise``, a dealer
-    who sat out left out), plus, where points decide, ``margin_weight`` times its side's margin over the
-    best other side / 130."""
+    who sat out left out), plus, where points decide (not after a Tute, as ``playout.Outcome.value``),
+    ``margin_weight`` times its side's margin over the best other side / 130."""
     res = st.result_
     assert res is not None
     r = st.rules
     out = seat_pairwise(res, seat, r.teams)
-    if margin_weight and r.scoring != "losers":
+    if margin_weight and r.scoring != "losers" and res.reason != "tute":
         out += margin_weight * margin([sum(res.points[s] for s in t) for t in r.teams], r.team[seat]) / 130.0
     return out
 

@@ -355,6 +355,7 @@ class SearchBot:
         estimating = kind == "estimate"
         if estimating:
             mw *= ESTIMATED_MARGIN
+        unsingable = strict_estimate.strict_sung(rules, 0)  # every 11, where no cante follows the pile
         trump = view.trump
         solved: dict[tuple[int, ...], float | None] = {}  # frontiers recur: few cards are left to deal
         solver = Endgame(rules, trump, seat, self.leaf_nodes)  # and so do their positions
@@ -381,7 +382,7 @@ class SearchBot:
                 if estimating and out.__class__ is Frontier:
                     h, pts = out.hands, out.points
                     value = strict_estimate.estimate(h[seat], h[1 - seat], trump, pts[seat] - pts[1 - seat],
-                                                     out.leader == seat, out.sung, mw)
+                                                     out.leader == seat, out.sung | unsingable, mw)
                 elif value is None and out.__class__ is Frontier:
                     value = self._leaf(solver, out, mw, solved)
                     if value is None:  # over its node budget: the policy's playout, as without leaves

@@ -29,8 +29,8 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from arena.cards import POINTS, STRENGTH
-from arena.rules import ELEVENS, cante_points
+from arena.cards import NO_SUIT, POINTS, STRENGTH
+from arena.rules import ELEVENS, KINGS, Rules, cante_points, cante_suits
 
 from .endgame import SLICE_POINTS
 
@@ -50,9 +50,17 @@ MARGIN_COEF: tuple[float, ...] = (
     -0.0005, 1.0184, 0.0117, 0.0511, 1.2522, 0.0207, -0.0435, 0.0174, 0.7999, 0.4980, -1.3716, 0.0035)
 
 
+def strict_sung(r: Rules, sung: int) -> int:
+    """The 11s to count as sung in the strict phase: ``sung``, or every one where the rules allow no
+    cante once the pile is gone (``cantes`` off, or ``cantes_after_stock`` off), which the kernel's
+    ``cante_suits`` decides: the cantes feature then counts only cantes that can still be made."""
+    return sung if cante_suits(r, ELEVENS | KINGS, 0, NO_SUIT, 0) else ELEVENS
+
+
 def features(mine: int, other: int, trump: int, diff: int, leading: bool, sung: int) -> list[float]:
     """The estimate's features of a frontier (module docstring), from the side of the hand ``mine``:
-    ``diff`` its points so far minus the other's, ``sung`` the cantes made (their 11s' bits)."""
+    ``diff`` its points so far minus the other's, ``sung`` the cantes made (their 11s' bits) as
+    ``strict_sung`` gives them."""
     t = SLICE_POINTS
     s = _BY_STRENGTH
     sp = _STRENGTH_POINTS

@@ -147,12 +147,12 @@ def test_a_match_result_is_said_by_what_decided_it(name: str, rule_text: str) ->
             letters[s] += 1
     measure, values = {"letters": ("letters lost", letters), "points": ("points", totals)}.get(
         rule.kind, ("letters lost", letters) if v.scoring == "losers" else ("deals won", wins))
-    text = result_of(m.result, names, v.teams)
+    text = result_of(m.result, names, v.teams, limit=v.over_points_loses)
     head, _, said = text.partition(": ")
     listed = ("-" if min(values) >= 0 else ", ").join(map(str, values))
     assert head == f"the match of {len(m.deals)} deals, {measure} {listed}", text
     first = [names[s] for s in range(v.players) if m.result.ranks[s] == 0]
     assert all(n in said for n in first) and not any(n in said for n in names if n not in first), text
     assert "on points" not in text
-    es = result_of(m.result, names, v.teams, "es")
+    es = result_of(m.result, names, v.teams, "es", limit=v.over_points_loses)
     assert es.startswith(f"la partida de {len(m.deals)} manos, ") and listed in es

@@ -174,7 +174,7 @@ def test_a_forfeit_in_cabrero_5_does_not_seat_the_dealer_who_sat_out_among_the_w
     st.forfeit(1, "crash", "boom")
     rec = GameRecord.from_state(st, game_id="qa/c5", seed=2, seats=[f"b{s}" for s in range(5)])
     assert rec.result.sit_out == 0
-    text = result_text(rec.result, rec.teams, Words.of(rec.seats))
+    text = result_text(rec.result, rec.teams, Words.of(rec.seats), v.over_points_loses)
     assert text.startswith("b1 forfeits") and text.endswith("b0 sat out"), text
     assert "b0," not in text and "b0 and" not in text, text
 

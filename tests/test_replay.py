@@ -158,7 +158,7 @@ def test_the_result_says_what_happened_in_the_words_of_each_variant(variant: str
     for seed in range(4):
         rec = game(variant, seed)
         r = rec.result
-        text = result_text(r, rec.teams, Words.of(rec.seats))
+        text = result_text(r, rec.teams, Words.of(rec.seats), VARIANTS[variant].over_points_loses)
         assert "reason" not in text and "None" not in text
         if r.forfeit is not None:
             assert f"random{r.forfeit.seat} forfeits" in text

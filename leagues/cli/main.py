@@ -380,7 +380,7 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
         seats = [tally.seats[s] for s in team]
         first = seats[0]
         where = "+".join(map(str, team))
-        per_deal = max(tally.deals - first.sat_out, 1)  # the deals the side played
+        per_deal = max(tally.deals - first.sat_out - first.thrown_in, 1)  # the deals the side played
         pts = f"{sum(st.points for st in seats) / per_deal:.1f}"
         tutes, forfeits = sum(st.tutes for st in seats), sum(st.forfeits for st in seats)
         if rule is not None:
@@ -407,7 +407,9 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
                 gid, detail = st.first[st.reasons.most_common(1)[0][0]]
                 click.echo(f"forfeits of seat {s} ({names[s]}): {reasons}; first, {gid}: {first_line(detail)}")
     rate = tally.deals / tally.seconds if tally.seconds > 0 else float("inf")
-    click.echo(f"{plural(tally.deals, 'deal')} in {tally.seconds:.2f} s: {per_second(rate)} deals/s, "
+    passed = tally.seats[0].thrown_in
+    thrown = f" ({passed} thrown in, everyone passed: not counted)" if passed else ""
+    click.echo(f"{plural(tally.deals, 'deal')}{thrown} in {tally.seconds:.2f} s: {per_second(rate)} deals/s, "
                f"{plural(tally.decisions, 'decision')}")
     if records:
         click.echo(f"records: {records}")

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator, NoReturn, ParamSpec
 import click
 from tabulate import tabulate
 
-from arena import GameRecord, ReplayError, replay as verify_record
+from arena import GameRecord, ReplayError, Variant, replay as verify_record
 from arena.matchplay import MatchRecord
 
 from leagues.cli.style import colour as use_colour
@@ -22,7 +22,7 @@ from leagues.tournament.config import ConfigError, load_config, store_clash
 from leagues.records.replay_html import replay_page
 from leagues.records.replay_text import print_replay
 from leagues.records.wording import result_of
-from leagues.tournament.leaderboard import kept_tables_agree, pick_tournament, stored_setup
+from leagues.tournament.leaderboard import kept_tables_agree, pick_tournament, stored_variants
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.tally import kept
 from leagues.tournament.terminal import plural
@@ -228,14 +228,15 @@ def register(cli: click.Group) -> None:
             total = store.count_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits) \
                 if limit and len(rows) == limit else len(rows)
             damaged = report_damaged(store)
-            teams: dict[str, dict[str, list[tuple[int, ...]]]] = {}
+            variants: dict[str, dict[str, Variant]] = {}
             table = []
             for g in rows:
-                if g.tournament not in teams:
-                    teams[g.tournament] = stored_setup(store, g.tournament)[0]
-                sides = teams[g.tournament].get(g.variant) or [(s,) for s in range(len(g.seats))]
+                if g.tournament not in variants:
+                    variants[g.tournament] = stored_variants(store, g.tournament)
+                v = variants[g.tournament].get(g.variant)
+                sides = v.teams if v is not None else [(s,) for s in range(len(g.seats))]
                 table.append([g.id, g.variant, " ".join(g.seats), " ".join(map(str, g.result.points)),
-                              result_of(g.result, g.seats, sides)])
+                              result_of(g.result, g.seats, sides, limit=v.over_points_loses if v is not None else 0)])
         if table:
             click.echo(tabulate(table, headers=["id", "variant", "seats", "points", "result"]))
         else:  # a filter that matches nothing says so, rather than print a table's head alone

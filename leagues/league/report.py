@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import AbstractSet, Callable, Iterable, Iterator, Sequence
 
-from arena import GameRecord
+from arena import GameRecord, Variant
 from arena.record_schema import escaped
 from leagues.league.config import LeagueConfig
 from leagues.league.league import League
@@ -54,8 +54,8 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3")
 BAND = 2
 #: a chart's axis: a season or a rating to a coordinate
 Scale = Callable[[float], float]
-#: each variant's teams (seat tuples), by label
-Teams = dict[str, list[tuple[int, ...]]]
+#: each variant, by label (its teams; cabrón's points limit, for a result in words)
+Variants = dict[str, Variant]
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa;line-height:1.4;
@@ -406,7 +406,7 @@ class Games:
     to read them."""
     store: Store | None
     tournaments: tuple[str, ...]
-    teams: Teams
+    variants: Variants
     store_name: str
     local: LocalPaths
 
@@ -431,7 +431,7 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
     together: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for g in games.rows():
-        met = sorted({g.seats[t[0]] for t in games.teams[g.variant]} & wanted)
+        met = sorted({g.seats[t[0]] for t in games.variants[g.variant].teams} & wanted)
         for i, a in enumerate(met):
             for b in met[i + 1:]:
                 counts[(a, b)] += 1
@@ -443,7 +443,8 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
         for g in gs:
             shown = (f'<a href="../{_e(replays[g.id])}">replay</a>' if g.id in replays
                      else f"<code>{_e(_replay_command(games.store_name, g.id))}</code>")
-            result = scrub(result_of(g.result, g.seats, games.teams[g.variant], isolate=True), games.local)
+            v = games.variants[g.variant]
+            result = scrub(result_of(g.result, g.seats, v.teams, limit=v.over_points_loses, isolate=True), games.local)
             lines.append([_e(g.id), _e(g.variant), str(g.round), _e(result), shown])
         more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>'
                 f'{_e(f"tute games --entrant {shlex.quote(a)} --store {shlex.quote(games.store_name)}")}</code> '
@@ -487,12 +488,12 @@ def _replays(season: Season, games: Games, count: int, folder: Path) -> list[tup
     return out
 
 
-def _season_teams(lg: League, seasons: Sequence[Season]) -> Teams:
-    """Each variant's teams (from the config each season started with)."""
-    teams: Teams = {}
+def _season_variants(lg: League, seasons: Sequence[Season]) -> Variants:
+    """Each variant (from the config each season started with)."""
+    variants: Variants = {}
     for season in seasons:
-        teams.update({v.label: [tuple(t) for t in v.variant.teams] for v in lg.season_config(season).variants})
-    return teams
+        variants.update({v.label: v.variant for v in lg.season_config(season).variants})
+    return variants
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -519,7 +520,7 @@ def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
     with ExitStack() as stack:
         # before the first season a league's store holds no game, nor the tables for them
         store = stack.enter_context(Store(cfg.store, readonly=True)) if seasons else None
-        games = Games(store, tuple(t for s in seasons for t in s.tournaments), _season_teams(lg, seasons),
+        games = Games(store, tuple(t for s in seasons for t in s.tournaments), _season_variants(lg, seasons),
                       cfg.store.name, local)
         pages = {season.season: _replays(season, games, replays, folder) for season in seasons}
         written = {g.id: rel for ps in pages.values() for g, rel in ps}
@@ -564,7 +565,7 @@ def _head_to_head(names: Sequence[str], games: Games, pairs: set[tuple[str, str]
                 f"<code>tute leaderboard --matrix</code> on a season's tournament gives it.</p>")
     return ('<p class="muted">Row\'s mean score against column over every season (1 win, 0.5 shared place, '
             "0 loss) ± the half-width of its 95% interval; a cell opens the games of the pair.</p>"
-            + _matrix(names, head_to_head(games.rows(), games.teams), pairs))
+            + _matrix(names, head_to_head(games.rows(), {k: [tuple(t) for t in v.teams] for k, v in games.variants.items()}), pairs))
 
 
 def _prune(folder: Path, kept: AbstractSet[str]) -> None:

@@ -93,7 +93,7 @@ def frames(record: GameRecord, seat: int | None = None, lang: str = "en", isolat
     if out:
         last = out[-1]
         last.over, last.mover = True, None
-        last.result = result_text(record.result, record.teams, words, variant.over_points_loses or 100)
+        last.result = result_text(record.result, record.teams, words, variant.over_points_loses)
         last.events.append(words("result", text=last.result))
         last.points = list(record.result.points)
         last.sides = [sum(last.points[s] for s in t) for t in record.teams]

@@ -59,6 +59,7 @@ _EN = {
     "middle": "{lose}: in the middle on points {score}",
     "no_trick": "{lose}: no trick taken ({score})",
     "over_points": "{lose}: over {limit} points ({score})",
+    "over_the_limit": "{lose}: over the points limit ({score})",
     "capote": "{lose}: {by} took every trick ({score})",
     "capote_after_cante": "{lose}: a capote after a cante loses ({score})",
     "sat_out": "{who} sat out",
@@ -121,6 +122,7 @@ _ES = {
     "middle": "{lose}: quedan en medio a puntos, {score}",
     "no_trick": "{lose}: ninguna baza ({score})",
     "over_points": "{lose}: más de {limit} puntos ({score})",
+    "over_the_limit": "{lose}: por encima del límite de puntos ({score})",
     "capote": "{lose}: {by} hizo todas las bazas ({score})",
     "capote_after_cante": "{lose}: capote después de cantar ({score})",
     "sat_out": "{who} descansó",
@@ -215,11 +217,11 @@ class Words:
         return suit_word(suit, self.lang)
 
 
-def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words,
-                limit: int = 100) -> str:
+def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words, limit: int) -> str:
     """What happened, in one sentence that names the variant's own reason: who won and how, whose
     contract was made or failed and by how much, who lost a deal with losers and by which rule.
-    ``limit`` is cabrón's points limit (``over_points_loses``), for the sentence only."""
+    ``limit`` is cabrón's points limit, the variant's ``over_points_loses`` (the record keeps only who
+    lost by it; 0 where the variant is not known), for the sentence only."""
     w = words
     # a dealer who sat the deal out (cabrero-5/6) ranks first in the record but played no card: no winner
     sides = [t for t in sides_in_play(teams, result.sit_out) if t]
@@ -267,7 +269,9 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
             by = losers[0] if result.reason == "capote_after_cante" else taker
             text = w(result.reason, lose=lose, by=w.who(by), score=points)
         elif result.reason in ("middle", "no_trick", "over_points"):
-            text = w(result.reason, lose=lose, score=points, limit=limit)
+            # a game whose variant is not known here (limit 0) is not given a number
+            reason = "over_the_limit" if result.reason == "over_points" and limit <= 0 else result.reason
+            text = w(reason, lose=lose, score=points, limit=limit)
         else:
             text = f"{lose} ({result.reason}, {points})"
         if result.sit_out is not None:
@@ -278,8 +282,8 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     return w("on_points", win=win(), score=score)
 
 
-def result_of(result: GameResult, names: Sequence[str], teams: Sequence[Sequence[int]], lang: str = "en",
-              limit: int = 100, isolate: bool = False) -> str:
+def result_of(result: GameResult, names: Sequence[str], teams: Sequence[Sequence[int]], lang: str = "en", *,
+              limit: int, isolate: bool = False) -> str:
     """``result_text`` for a game known by its seat names (``tute games``; ``isolate`` for a page)."""
     return result_text(result, teams, Words.of(names, lang, isolate), limit)
 

@@ -188,7 +188,7 @@ def check_bot(bot: str | list[str], params: dict[str, Any] | None = None, *, dea
             elif kind == WIN:
                 rep.wins += 1
             elif kind == LOSS:
-                rep.losses += 1  # (SAT_OUT: the bot dealt and sat the deal out, no outcome)
+                rep.losses += 1  # (SAT_OUT: the bot dealt and sat the deal out; THROWN_IN: all passed)
         k = min(repro_deals, per)
         if k and not rep.failed:
             again, _, timed_again, _ = _play_deals(bot, params, name, range(k), seed, isolation, time_limit_ms,

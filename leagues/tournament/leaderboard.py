@@ -19,7 +19,7 @@ from typing import IO, Any, Callable, Iterable, Sequence
 
 from tabulate import tabulate
 
-from arena import get_variant
+from arena import Variant, get_variant
 
 from leagues.tournament.config import FIELD, RatingConfig
 from leagues.tournament.forfeits import ForfeitWatch, deal_forfeits
@@ -30,13 +30,26 @@ from leagues.tournament.tally import (ForfeitList, HeadToHead, Standing, Tally, 
 FORMATS = ("plain", "github", "html", "csv", "json")
 
 
-def stored_setup(store: Store, tournament: str) -> tuple[dict[str, list[tuple[int, ...]]], RatingConfig, list[str]]:
-    """Teams per variant label, the rating environment and the entrant names, as the run stored them."""
+def _stored_config(store: Store, tournament: str) -> dict[str, Any]:
     row = store.tournament(tournament)
     if row is None:
         raise StoreError(f"{store.path}: no tournament {tournament!r}")
-    cfg = row.config
-    teams = {v["label"]: [tuple(t) for t in get_variant(v["preset"], **v["options"]).teams] for v in cfg["variants"]}
+    return row.config
+
+
+def _variants(cfg: dict[str, Any]) -> dict[str, Variant]:
+    return {v["label"]: get_variant(v["preset"], **v["options"]) for v in cfg["variants"]}
+
+
+def stored_variants(store: Store, tournament: str) -> dict[str, Variant]:
+    """Each variant by label, as the run stored it."""
+    return _variants(_stored_config(store, tournament))
+
+
+def stored_setup(store: Store, tournament: str) -> tuple[dict[str, list[tuple[int, ...]]], RatingConfig, list[str]]:
+    """Teams per variant label, the rating environment and the entrant names, as the run stored them."""
+    cfg = _stored_config(store, tournament)
+    teams = {label: [tuple(t) for t in v.teams] for label, v in _variants(cfg).items()}
     r = cfg["rating"]
     rc = RatingConfig(mu=r["mu"], sigma=r["sigma"], beta=r["beta"], tau=r["tau"],
                       draw_probability=r["draw_probability"], k=r["k"])

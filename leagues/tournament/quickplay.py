@@ -25,7 +25,7 @@ from arena.hosting import clock_stops, make_player
 from arena.hosting.subprocess import die_with_parent
 from arena.match import Player
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
-from arena.result import LOSS, SAT_OUT, SHARED, WIN, GameResult, outcome
+from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome
 
 
 @dataclass
@@ -44,6 +44,8 @@ class SeatTally:
     lost_deals: int = 0
     #: deals this seat dealt and sat out (cabrero with 5 or 6): no outcome, no points to average
     sat_out: int = 0
+    #: deals everyone passed in the auction (subastado): no outcome, no points to average
+    thrown_in: int = 0
 
 
 @dataclass
@@ -94,6 +96,8 @@ class PlayTally:
                 st.shared += 1
             elif kind == LOSS:
                 st.losses += 1
+            elif kind == THROWN_IN:
+                st.thrown_in += 1
             else:
                 assert kind == SAT_OUT
                 st.sat_out += 1
