@@ -115,7 +115,7 @@ def test_tute_run_says_the_clocked_games_last(tmp_path: Path, capsys: pytest.Cap
         {"name": "rand", "bot": "random"}])
     warning = ("warning: in 1 game a bot's clock, not its counted work, ended a decision (first: t/tute-2/r1/t0/d1/s0): "
                "it may play otherwise with another number of workers or on another machine; a larger move limit "
-               "(time_limit_ms, --time-limit) usually avoids it")
+               "(time_limit_ms in the tournament's file) usually avoids it")
     code, out, err = tute(capsys, "run", str(path), "--quiet")
     assert code == 0 and "rank" in out
     assert err.strip().splitlines()[-1] == warning

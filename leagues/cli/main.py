@@ -414,7 +414,7 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
     if records:
         click.echo(f"records: {records}")
     if tally.clocked:
-        click.echo(clocked(tally.clocked, tally.first_clocked, "match" if rule else "deal"), err=True)
+        click.echo(clocked(tally.clocked, tally.first_clocked, "match" if rule else "deal", "--time-limit"), err=True)
     if any(st.forfeits for st in tally.seats):
         click.echo(f"bots' stderr and warnings: {log_file}")
 

@@ -24,7 +24,7 @@ from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS
                                        parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.runner import Interrupted, RunError, clocked_warning, run_tournament
+from leagues.tournament.runner import Interrupted, RunError, clocked_warning, limit_setting, run_tournament
 from leagues.tournament.sprt import H0, H1
 from leagues.tournament.store import Store, StoreError
 
@@ -177,7 +177,7 @@ def register(cli: click.Group) -> None:
         with Store(cfg.store) as store:
             monitor = monitor_of_store(cfg, store.games(cfg.name))
             watch = forfeit_watch(store, cfg.name)
-            clocked = clocked_warning(store, [cfg.name])
+            clocked = clocked_warning(store, [cfg.name], limit_setting(cfg.source))
         for line in summary_lines(cfg, monitor):
             click.echo(line)
         say_forfeits(watch)

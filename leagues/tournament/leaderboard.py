@@ -274,11 +274,13 @@ def tournament_status(store: Store, tournament: str) -> Status:
 
 
 def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[tuple[str, str], HeadToHead] | None]],
-               fmt: str, tournament: str, status: Status) -> str:
+               fmt: str, tournament: str, status: Status, filtered: bool = False) -> str:
     """Every table of a tournament (the pooled one first, then one per variant: ``(label, title, table,
     h2h)``) in one output of ``fmt``, with the status (final, or partial: games played of planned) in
-    every format: JSON one object (``pooled`` and ``variants``), CSV one table with ``variant`` and
-    ``status`` columns, the text formats in each title (the tournament's count in the first)."""
+    every format: JSON one object (``pooled`` and ``variants``; a tournament of one variant has both,
+    the same table, so that a script reads ``pooled`` of any tournament; not when ``filtered`` to one
+    variant), CSV one table with ``variant`` and ``status`` columns, the text formats in each title
+    (the tournament's count in the first)."""
     if fmt == "json":
         def one(title: str, table: Sequence[Standing], h2h: Any) -> dict[str, Any]:
             d: dict[str, Any] = {"title": title, "standings": [asdict(x) for x in table]}
@@ -293,6 +295,8 @@ def render_all(tables: Sequence[tuple[str | None, str, Sequence[Standing], dict[
                 data["pooled"] = one(title, table, h2h)
             else:
                 data.setdefault("variants", {})[label] = one(title, table, h2h)
+        if "pooled" not in data and not filtered and len(tables) == 1:
+            data["pooled"] = next(iter(data["variants"].values()))
         return json.dumps(data, indent=2)
     if fmt == "csv":
         buf = io.StringIO()

@@ -29,6 +29,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
+from pathlib import Path
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
@@ -114,14 +115,27 @@ def entrant_start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) 
 FORFEIT_MISSING = "--forfeit-missing"
 
 
-def clocked_warning(store: Store, tournaments: Sequence[str]) -> str | None:
+#: where a tournament's file (tournament.toml, a match file) sets the move limit; ``tute leaderboard``,
+#: which has no config, says it the same way
+TOURNAMENT_LIMIT = "time_limit_ms in the tournament's file"
+
+
+def limit_setting(source: str) -> str:
+    """Where a run whose config came from ``source`` took its move limit, for ``clocked``: ``tute
+    match``'s option, league.toml's key, or a tournament's file's."""
+    if source == "tute match":
+        return "--time-limit"
+    return "time_limit_ms in league.toml" if Path(source).name == "league.toml" else TOURNAMENT_LIMIT
+
+
+def clocked_warning(store: Store, tournaments: Sequence[str], setting: str = TOURNAMENT_LIMIT) -> str | None:
     """The stored games of these tournaments that may not replay the same: a bot's clock, not its
     counted work, ended a decision (the machine was slower, or busier, than the move limit leaves room
     for). The table is still a fair one; its promise of the same games with any number of workers is
     what is lost. Kept in the store with the games, so every table of them says it (a resumed run, a
     finished one run again, ``tute leaderboard``): last, after the table; an interrupted run as it stops."""
     games = [i for t in tournaments for i in store.clocked_games(t)]
-    return clocked(len(games), games[0], "game") if games else None
+    return clocked(len(games), games[0], "game", setting) if games else None
 
 
 def say_forfeiting(problems: Sequence[str], stream: TextIO | None, games: str = "its games") -> None:
@@ -707,7 +721,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         finally:
             if executor is not None:
                 executor.terminate()
-            text = clocked_warning(store, [cfg.name])
+            text = clocked_warning(store, [cfg.name], limit_setting(cfg.source))
             if text is not None:
                 log.info(text)
                 if not completed:  # else the command says it after its table

@@ -31,10 +31,11 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}es" if noun.endswith(("ch", "sh", "s", "x")) else f"{n} {noun}s"
 
 
-def clocked(count: int, first: str, games: str) -> str:
+def clocked(count: int, first: str, games: str, setting: str) -> str:
     """The warning of a run in which a bot's clock, not its counted work, ended decisions (``tute run``,
     a league season, ``tute match``, ``tute play``): those games may not replay the same. ``games``
-    names what was played (``game``, ``deal``, ``match``)."""
+    names what was played (``game``, ``deal``, ``match``); ``setting`` is where the command takes its
+    move limit (a key of its file, or an option)."""
     return (f"warning: in {plural(count, games)} a bot's clock, not its counted work, ended a decision (first: "
             f"{first}): {'they' if count != 1 else 'it'} may play otherwise with another number of workers or on "
-            f"another machine; a larger move limit (time_limit_ms, --time-limit) usually avoids it")
+            f"another machine; a larger move limit ({setting}) usually avoids it")
