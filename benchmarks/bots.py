@@ -58,7 +58,16 @@ def main() -> None:
         r = timed(name, lambda: RandomBot(1), args.games)
         g = timed(name, GreedyBot, args.games)
         s = timed(name, SearchBot, args.search_games)
-        print(f"{name:<14} {r[0] * 1e6:10.1f} {g[0] * 1e6:10.1f} {g[1] * 1e6:11.0f} {s[0] * 1e3:10.1f} {s[1] * 1e3:11.1f}")
+        print(f"{name:<14} {cell(r, 0, 1e6, 10, 1)} {cell(g, 0, 1e6, 10, 1)} {cell(g, 1, 1e6, 11, 0)} "
+              f"{cell(s, 0, 1e3, 10, 1)} {cell(s, 1, 1e3, 11, 1)}")
+
+
+def cell(measured: tuple[float, float, int], which: int, scale: float, width: int, digits: int) -> str:
+    """A figure of ``timed``'s, or "-" where seat 0 made no decision (it dealt and sat every game out,
+    in cabrero-5 and cabrero-6 with one game): nothing was measured, and 0.0 would read as a time."""
+    if not measured[2]:
+        return "-".rjust(width)
+    return f"{measured[which] * scale:{width}.{digits}f}"
 
 
 if __name__ == "__main__":

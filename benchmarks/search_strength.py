@@ -276,11 +276,21 @@ def main(argv: list[str] | None = None) -> None:
                     help="the opponent's parameter, e.g. --opponent-param worlds=256 to match CPU budgets")
     ap.add_argument("--json", action="store_true", help="print each summary as a JSON line")
     a = ap.parse_args(argv)
-    params, opponent_params = key_values(a.param), key_values(a.opponent_param)
+    params, opponent_params = key_values(a.param, ap), key_values(a.opponent_param, ap)
     require_commits(ap, {"--opponent": a.opponent, "--baseline": a.baseline})
     variants = a.variant or ["tute-2"]
     if "all" in variants:
         variants = list(VARIANTS)
+    # what would fail in the worker pool, with its traceback, refused here in one line
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        ap.error(f"--variant: no preset {', '.join(map(repr, unknown))} (presets: {', '.join(VARIANTS)}, or all)")
+    if a.deals < 1 or a.workers < 1:
+        ap.error("--deals and --workers must be at least 1")
+    try:
+        SearchBot(**params)
+    except (TypeError, ValueError) as exc:
+        ap.error(f"--param: {exc}")
     for name in variants:
         s = run(name, a, params, opponent_params)
         if a.json:
@@ -306,11 +316,14 @@ def main(argv: list[str] | None = None) -> None:
                   f"params {opponent_params or 'default'}", flush=True)
 
 
-def key_values(pairs: list[str]) -> dict[str, Any]:
-    """KEY=VALUE options as keyword arguments (a JSON value, else the string)."""
+def key_values(pairs: list[str], ap: argparse.ArgumentParser | None = None) -> dict[str, Any]:
+    """KEY=VALUE options as keyword arguments (a JSON value, else the string); ``ap`` refuses a pair
+    without its ``=`` in one line."""
     out: dict[str, Any] = {}
     for p in pairs:
-        key, _, value = p.partition("=")
+        key, eq, value = p.partition("=")
+        if ap is not None and (not eq or not key):
+            ap.error(f"expected KEY=VALUE, not {p!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -31,6 +31,8 @@ from arena.cards import BIT, HIGHER, NAMES, NO_SUIT, POINTS, STRENGTH, SUIT, car
 from arena.knowledge import trumps_by_trick
 from arena.rules import BEATS, lacks, trick_state, trick_step, void_suits
 
+from .params import integer
+
 _PLAY_CARD: dict[str, int] = {f"play {n}": c for c, n in enumerate(NAMES)}
 #: bits of the 12 and 11 of each suit (ranks 9 and 8 of the suit)
 _PAIR = tuple((1 << (s * 10 + 9)) | (1 << (s * 10 + 8)) for s in range(4))
@@ -75,9 +77,9 @@ class GreedyBot:
 
     def __init__(self, trump_for_points: int = 10, cabron_stop: int = 55) -> None:
         #: in the pile phase, trump a led card only if it is worth at least this many points
-        self.trump_for_points = trump_for_points
+        self.trump_for_points = integer("trump_for_points", trump_for_points, 0)
         #: cabrón: past this many points it tries to lose tricks (over 100 loses the deal)
-        self.cabron_stop = cabron_stop
+        self.cabron_stop = integer("cabron_stop", cabron_stop, 0)
         self._tricks: tuple[Any, ...] = ()
         self._seen = 0
         #: the suits each seat has shown it lacks (bit per suit), as of the last decision

@@ -116,7 +116,8 @@ from arena.cards import BIT, NAMES, NO_CARD, POINTS, STRENGTH
 from arena.state import GameState
 
 from . import bidding, inference, referee_playout, strict_estimate
-from .budget import Work, cards_left
+from .budget import COST, Work, cards_left
+from .params import flag, integer, number
 from .endgame import WIN, Abort, Endgame, win_score
 from .greedy import declaration
 from .playout import Frontier, Outcome, Position, margin, playout, supports
@@ -169,24 +170,26 @@ class SearchBot:
                  oversample: int = 2, plans: bool = True, solve_pile: int = 6,
                  leaf_nodes: int = 2_000, work_ms: float = 400.0, solve_tricks: int = 4,
                  estimate: bool = True) -> None:
+        # each checked (``bots/params.py``): a tournament's params are any JSON value, and a search with
+        # no worlds, a probability of 5 or endgame = "false" read as true played on without a word
         self.seed = seed
-        self.worlds = int(worlds)
-        self.work_ms = float(work_ms)
+        self.worlds = integer("worlds", worlds, 1)
+        self.work_ms = number("work_ms", work_ms, 0, above=True)
         #: None: the host's move limit sets the clock's budget, or ``MAX_MS`` when none is told
-        self.max_ms = None if max_ms is None else float(max_ms)
-        self.epsilon = float(epsilon)
-        self.margin_weight = float(margin_weight)
-        self.endgame = bool(endgame)
-        self.endgame_nodes = int(endgame_nodes)
-        self.bid_worlds = max(1, int(bid_worlds))
-        self.bid_confidence = float(bid_confidence)
-        self.inference = float(inference)
-        self.oversample = max(1, int(oversample))
-        self.plans = bool(plans)
-        self.solve_pile = int(solve_pile)
-        self.leaf_nodes = int(leaf_nodes)
-        self.solve_tricks = int(solve_tricks)
-        self.estimate = bool(estimate)
+        self.max_ms = None if max_ms is None else number("max_ms", max_ms, 0, above=True)
+        self.epsilon = number("epsilon", epsilon, 0, 1)
+        self.margin_weight = number("margin_weight", margin_weight, 0)
+        self.endgame = flag("endgame", endgame)
+        self.endgame_nodes = integer("endgame_nodes", endgame_nodes, 0)
+        self.bid_worlds = integer("bid_worlds", bid_worlds, 1)
+        self.bid_confidence = number("bid_confidence", bid_confidence, 0, 1, above=True)
+        self.inference = number("inference", inference, 0, 1, above=True)
+        self.oversample = integer("oversample", oversample, 1)
+        self.plans = flag("plans", plans)
+        self.solve_pile = integer("solve_pile", solve_pile, 0)
+        self.leaf_nodes = integer("leaf_nodes", leaf_nodes, 0)
+        self.solve_tricks = integer("solve_tricks", solve_tricks, 0)
+        self.estimate = flag("estimate", estimate)
         self.leaf_aborts = 0
         #: seconds, monotonic; a test sets a fake one (not a parameter: a tournament's config could not
         #: give a clock, only break one)
@@ -208,6 +211,8 @@ class SearchBot:
         #: decision appends its value of each legal card: how a decision's worlds disagree is the noise
         #: that more worlds would average out
         self.world_values: list[list[float]] | None = None
+        #: the nodes of this decision's exact endgame when it gave up, for the PIMC budget after it
+        self._given_up = 0
 
     def new_game(self, info: dict[str, Any]) -> None:
         self.rng = random.Random(f"search/{self.seed}/{info.get('seed')}/{info.get('seat')}")
@@ -229,8 +234,12 @@ class SearchBot:
         return min(self.work_ms, self.budget_ms() * WORK_SHARE)
 
     def _budget(self, start: float) -> Work:
-        """One decision's budget: the work, and the clock as the safety net."""
-        return Work(self.work_budget_ms(), start + self.budget_ms() / 1000.0, self.clock)
+        """One decision's budget: the work, and the clock as the safety net; the nodes of an exact
+        endgame that gave up on this decision (``_given_up``) count against the work."""
+        work = Work(self.work_budget_ms(), start + self.budget_ms() / 1000.0, self.clock)
+        work.add(nodes=self._given_up)
+        self._given_up = 0
+        return work
 
     def clock_stops(self) -> int:
         """Decisions so far that the clock ended, not the counted work: a game with any may play otherwise
@@ -285,10 +294,14 @@ class SearchBot:
     def _decide(self, view: PlayerView, plays: list[int], start: float) -> int:
         v = view.variant
         if self._solvable(view) and view.face_up == NO_CARD and view.stock_left == 0:
+            # the solve's nodes are work too: with long hands (a custom hand_size) an uncapped solve ran
+            # far past a tight move limit; capped, it gives up within the budget and PIMC has the rest
+            eg = Endgame(v.rules, view.trump, view.seat,
+                         min(self.endgame_nodes, int(self.work_budget_ms() * 1000.0 / COST.node)))
             try:
-                return self._endgame(view, plays)
+                return self._endgame(view, plays, eg)
             except Abort:
-                pass
+                self._given_up = eg.nodes
         if supports(v):
             return self._pimc(view, plays, start)
         return self._pimc_referee(view, plays, start)
@@ -479,9 +492,9 @@ class SearchBot:
         return plays[max(range(len(totals)), key=totals.__getitem__) // n]
 
     # ------------------------------------------------------------------------------ endgame
-    def _endgame(self, view: PlayerView, plays: list[int]) -> int:
-        """Alpha-beta over the rest of a two-player deal with every card known."""
-        v = view.variant
+    def _endgame(self, view: PlayerView, plays: list[int], eg: Endgame) -> int:
+        """Alpha-beta over the rest of a two-player deal with every card known (``eg``: the solver, with
+        the decision's node budget; Abort past it)."""
         me = view.seat
         opp = 1 - me
         hand_me = view.hand
@@ -492,7 +505,6 @@ class SearchBot:
         sung = view.sung_mask
         won = view.tricks_won
         pts = list(view.points)
-        eg = Endgame(v.rules, view.trump, me, self.endgame_nodes)
         tricks_left = sizes[me]  # the cards in my hand, the one I play now included
         best_c = plays[0]
         best_v = -10 * WIN

@@ -14,6 +14,7 @@ from arena import GameState, VARIANTS, get_variant, play_game, shuffled_deck
 from arena.actions import CODE
 from arena.cards import NAMES
 from bots.random_bot import RandomBot
+from bots.endgame import Endgame
 from bots.search import ESTIMATED_WORLDS, SearchBot
 
 from minimax import minimax
@@ -79,7 +80,7 @@ def test_endgame_is_exact() -> None:
             t = st.copy()
             t.apply(a)
             values[a] = _brute(t, view.seat)
-        card = SearchBot()._endgame(view, [CODE[a] for a in view.legal])
+        card = SearchBot()._endgame(view, [CODE[a] for a in view.legal], Endgame(v.rules, view.trump, view.seat, 10 ** 7))
         assert values["play " + NAMES[card]] == max(values.values())
         checked += 1
     assert checked > 40

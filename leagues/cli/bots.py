@@ -16,7 +16,8 @@ from arena.hosting import ISOLATIONS, TRUSTED_DISTRIBUTION, BotInfo, BotLoadErro
 from leagues.tournament.compliance import check_bot, format_report
 from leagues.tournament.config import MAX_DEALS, MAX_MEMORY_MB, MAX_TIME_LIMIT_MS
 
-_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+#: a distribution name pip takes (PEP 508: no '-' or '_' at the end), of at most 40 characters
+_NAME = re.compile(r"^[a-z](?:[a-z0-9_-]{0,38}[a-z0-9])?$")
 
 
 def _user_error(message: str) -> click.ClickException:
@@ -147,7 +148,8 @@ def new(name: str, directory: str | None, force: bool) -> None:
       tute play tute-2 NAME random
     """
     if not _NAME.match(name):
-        raise _user_error(f"bot name {name!r}: use lower-case letters, digits, '-' or '_', starting with a letter")
+        raise _user_error(f"bot name {name!r}: use lower-case letters, digits, '-' or '_', starting with a letter "
+                          "and ending with a letter or digit, at most 40 characters")
     if name in installed_bots():
         raise _user_error(f"a bot named {name!r} is already installed (see tute bots list)")
     target = Path(directory or f"tute-bot-{name}")

@@ -278,8 +278,11 @@ PARAMS_DEPTH = 64
 def json_object(text: str, what: str) -> dict[str, Any]:
     """A bot's parameters given on the command line (``play -p``, ``match --params-a``, ``bots check`` and
     ``league submit --params``): a JSON object, else a one-line error naming ``what``."""
+    def constant(token: str) -> Any:  # Python's json reads NaN and Infinity, which JSON has not
+        raise UserError(f"{what}: {token} is not a JSON number")
+
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
         raise UserError(f"{what}: not JSON: {exc.msg}") from None
     except (ValueError, RecursionError) as exc:  # an integer past Python's 4,300 digits; nesting past the stack
