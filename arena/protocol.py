@@ -84,7 +84,8 @@ def parse_answer_fields(line: bytes) -> tuple[Any, Any, Any]:
     try:
         msg = _ANSWER.decode(line.decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
-        raise ProtocolError(f"answer is not JSON: {_short(line)}") from None
+        raise ProtocolError(f"answer is not JSON: {_short(line)} (an answer is one JSON object on one line, "
+                            "not printed over several)") from None
     except RecursionError:
         raise ProtocolError(f"answer is nested too deeply to read: {_short(line)}") from None
     if not isinstance(msg, dict):

@@ -652,9 +652,10 @@ class GameState:
         if seat is not None and seat != self.current:
             return f"out of turn: seat {seat} acted but seat {self.current} is on move"
         code = A.CODE.get(action)
-        if code is None:
-            return f"malformed action {action!r} (expected e.g. 'play 1o', 'sing c', 'tute 12', 'pass')"
         legal = self.legal_actions()
+        if code is None:  # the examples are this turn's own: a bid in the auction, a card in play
+            return f"malformed action {action!r} (legal now: {', '.join(repr(a) for a in legal[:6])}" \
+                   f"{', ...' if len(legal) > 6 else ''})"
         hand = self.hands[self.current]
         if self.phase == AUCTION:
             return (f"{action!r}: in the auction seat {self.current} may only bid more than the last bid "
@@ -664,6 +665,9 @@ class GameState:
             return f"{action!r}: seat {self.current} won the auction and must name trump: {', '.join(legal)}"
         if code >= A.TRUMP0:
             return f"{action!r}: bids and naming trump belong to the auction, which is over"
+        if self.phase == EXCHANGE:
+            return (f"{action!r}: seat {self.current} won the trick and, before it draws, may only exchange or "
+                    f"pass (legal: {', '.join(legal)})")
         if self.phase == DEAL_TUTE:
             return f"{action!r}: before the first lead seat {self.current} may only declare its Tute or pass"
         if self.phase == DECLARE:

@@ -390,6 +390,31 @@ def test_a_bot_that_exits_between_deals_is_judged_the_same_however_soon_the_next
     assert outcomes[0] == outcomes[1], outcomes
 
 
+def test_a_bot_that_crashes_between_deals_forfeits_the_next_however_soon_it_starts(tmp_path: Path) -> None:
+    """A crash in its game_over handler (status 1): found gone at the next new_game, the process was
+    started again silently and the deal played; found gone a moment later, the deal was a crash forfeit
+    "while its move answer was awaited". Now the next deal is its crash either way, said as after the
+    last deal's game_over (a JavaScript author's QA pass met it as a flaky forfeit)."""
+    path = bot(tmp_path, "crashes.py", over="sys.exit(1)")
+    v = get_variant("tute-2")
+    outcomes = []
+    for pause in (0.0, 0.5):
+        player = make_player([PY, str(path)], time_limit_ms=1000)
+        forfeits = []
+        try:
+            for g in range(4):
+                rec = play_game(v, shuffled_deck(v, g), g % 2, [player, make_player("random")], seed=g)
+                f = rec.result.forfeit
+                forfeits.append(f.reason if f else None)
+                if f is not None:
+                    assert "status 1" in f.detail and "after the last deal's game_over" in f.detail, f.detail
+                time.sleep(pause)
+        finally:
+            player.close()
+        outcomes.append(forfeits)
+    assert outcomes[0] == outcomes[1] == [None, "crash", None, "crash"], outcomes
+
+
 def test_a_bot_that_floods_blank_lines_times_out(tmp_path: Path) -> None:
     flood = bot(tmp_path, "flood.py", "while True:\n    os.write(1, b'\\n' * 4096)")
     code = textwrap.dedent(f"""

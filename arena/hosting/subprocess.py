@@ -300,6 +300,8 @@ class SubprocessHost:
         #: ended by exiting with status 0
         self._deal: dict[str, Any] | None = None
         self._answered = False
+        #: a game_over was sent, and no answer read since
+        self._after_game_over = False
         self._restarted = False
         self._ended = False
         #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
@@ -459,12 +461,16 @@ class SubprocessHost:
         a process), is started again for the next, however soon the next deal comes: found gone here,
         gone while this message is written, or gone before its first answer (``choose``), always the
         same single restart, so such a bot is judged alike with one worker or two, on a quiet machine
-        or a busy one. A second end before that answer is the deal's crash."""
+        or a busy one. A second end before that answer is the deal's crash. A process that crashed
+        between deals (any other status) forfeits this deal, found gone here as when found gone later
+        (it used to be started again silently here, so its crash counted or not by timing)."""
         self._deal = info
         self._answered = False
         self._restarted = False
         if not self.alive:
             if self.proc is not None:
+                if not self._exited_cleanly():
+                    self._fail("crash", f"{self._exit_text()}{self._between_deals()}")
                 self._log.warning("restarting: %s", self._exit_text())
             self.start()
         try:
@@ -534,6 +540,7 @@ class SubprocessHost:
                                    "is open): a line sent before it was asked for?")
         if request is not None:
             self.echoes = True
+        self._after_game_over = False
         stops = stops_value(stops)  # a report, never a forfeit: anything else is ignored
         if stops is not None:  # only growth counts (a count that drops is taken as the new base)
             self._stops += max(0, stops - self._stops_seen)
@@ -558,6 +565,7 @@ class SubprocessHost:
             return self._buf
 
     def game_over(self, result: dict[str, Any]) -> None:
+        self._after_game_over = True
         if self.alive:
             try:
                 self._send(game_over_message(result) if self.codec == CODEC_JSON
@@ -609,7 +617,15 @@ class SubprocessHost:
         except OSError:
             time.sleep(0.01)  # let a dying child finish dying so the report says how
             self._ended = self._exited_cleanly()
-            self._fail("crash", f"cannot write to the bot: it closed its stdin or exited ({self._exit_text()})")
+            self._fail("crash", f"cannot write to the bot: it closed its stdin or exited ({self._exit_text()})"
+                                f"{self._between_deals()}")
+
+    def _between_deals(self) -> str:
+        """Where a process gone before its first answer of a deal most likely ended: in its handler of
+        the last deal's game_over, which an author would not look at for a move's crash."""
+        if not self._after_game_over:
+            return ""
+        return " (before its first answer of this deal: it may have ended after the last deal's game_over)"
 
     def _read_line(self, deadline: float, what: str) -> bytes:
         """The next non-empty line from the bot, by ``deadline`` (monotonic seconds), else BotFailure.
@@ -662,7 +678,8 @@ class SubprocessHost:
                         pass
                 self._buf = b""
                 self._ended = self._exited_cleanly()
-                self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited")
+                where = self._between_deals() if what == "move" else ""
+                self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited{where}")
             buf += chunk
             if late or time.monotonic() >= deadline:
                 late += 1  # data past the deadline: one more look at what is waiting, then the timeout

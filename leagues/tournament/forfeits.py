@@ -10,6 +10,7 @@ entrant with forfeits, by reason, with the first detail) and the entrants that f
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -60,13 +61,28 @@ def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tup
     return out
 
 
+#: the line of a stack trace that names the error, in most languages: ``TypeError: ...`` (Node, Python),
+#: ``Exception in thread ...`` (Java), ``thread 'main' panicked at ...`` (Rust), ``panic: ...`` (Go)
+_ERROR_LINE = re.compile(r"^(\w[\w.$]*(Error|Exception)\b|Exception in thread|thread '.*' panicked|panic: )")
+
+
 def first_line(text: str, limit: int = 200) -> str:
-    """A detail for one line of a summary: the last non-empty line of a stack trace says most. What a bot
-    wrote is shown with its controls as escapes: an escape sequence would act on the terminal."""
+    """A detail for one line of a summary: what the referee said, and of the bot's stderr the line that
+    names the error (a Python traceback's last line; in other languages the first line that looks like
+    an error, where the stack's first line is only a file and line). What a bot wrote is shown with its
+    controls as escapes: an escape sequence would act on the terminal."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     if not lines:
         return ""
-    line = escaped(lines[-1] if len(lines) > 1 and "Traceback" in lines[0] else lines[0])
+    line = lines[0]
+    if len(lines) > 1:
+        if "Traceback" in line:
+            line = lines[-1]
+        else:
+            error = next((x for x in lines[1:] if _ERROR_LINE.match(x)), None)
+            if error is not None:  # after the referee's words, the error in place of the stack's first line
+                line = (line[:line.index("stderr:") + 7] if "stderr:" in line else line + " |") + " " + error
+    line = escaped(line)
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
