@@ -302,6 +302,8 @@ class SubprocessHost:
         self._answered = False
         #: a game_over was sent, and no answer read since
         self._after_game_over = False
+        #: a crash found between deals, said at the next deal this seat plays (``choose``)
+        self._crashed: str | None = None
         self._restarted = False
         self._ended = False
         #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
@@ -326,6 +328,7 @@ class SubprocessHost:
         self._kill()
         _become_subreaper()
         self._ended = False
+        self._after_game_over = False  # a process started afresh has had no game_over to end in
         self._token = f"{os.getpid()}.{next(_starts)}"
         env = {**(os.environ if self.env is None else self.env), BOT_VARIABLE: self._token}
         try:
@@ -462,15 +465,18 @@ class SubprocessHost:
         gone while this message is written, or gone before its first answer (``choose``), always the
         same single restart, so such a bot is judged alike with one worker or two, on a quiet machine
         or a busy one. A second end before that answer is the deal's crash. A process that crashed
-        between deals (any other status) forfeits this deal, found gone here as when found gone later
-        (it used to be started again silently here, so its crash counted or not by timing)."""
+        between deals (any other status) is started again here too, and its crash is the forfeit of
+        the first deal it is asked to play (``choose``), as when it is found gone later: it used to be
+        started again silently here, so its crash counted or not by timing. (Not this deal's forfeit
+        here: a cabrero dealer who sits the deal out plays none of it.)"""
         self._deal = info
         self._answered = False
         self._restarted = False
         if not self.alive:
             if self.proc is not None:
-                if not self._exited_cleanly():
-                    self._fail("crash", f"{self._exit_text()}{self._between_deals()}")
+                if not self._exited_cleanly() and self._crashed is None:
+                    tail = self._pump.tail_text() if self._pump is not None else ""
+                    self._crashed = f"{self._exit_text()}{self._between_deals()}" + (f"; stderr: {tail}" if tail else "")
                 self._log.warning("restarting: %s", self._exit_text())
             self.start()
         try:
@@ -500,6 +506,11 @@ class SubprocessHost:
         self._begin(self._deal if self._deal is not None else {})
 
     def choose(self, view: PlayerView) -> Any:
+        if self._crashed is not None:  # found crashed between deals (``new_game``): this deal is its forfeit
+            detail, self._crashed = self._crashed, None
+            self._kill()
+            self._log.warning("crash: %s", detail)
+            raise BotFailure("crash", detail)
         if self._answered or self._deal is None:
             return self._choose(view)
         try:

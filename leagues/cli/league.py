@@ -28,7 +28,7 @@ from leagues.tournament.compliance import format_report
 from leagues.tournament.config import WORKERS_PER_CPU, max_workers
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.leaderboard import CsvWriter, forfeit_watch, markdown_cell
-from leagues.tournament.runner import Interrupted, RunError, clocked_warning, limit_setting
+from leagues.tournament.runner import Interrupted, RunError, clocked_warning
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.terminal import plural
 
@@ -194,7 +194,7 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
             _fail(str(exc))
         watch = _season_forfeits(lg, done.tournaments)
         with Store(lg.cfg.store) as store:
-            clocked = clocked_warning(store, done.tournaments, limit_setting(lg.cfg.source))
+            clocked = clocked_warning(store, done.tournaments, lg.limit_setting)
         _print_standings(lg, table, "plain", f"{lg.cfg.name}: standings after season {done.season}",
                          forfeits={name: e.forfeits for name, e in watch.entrants.items()})
         say_forfeits(watch)  # as tute run says them: the summary, then exit 3 if one forfeited every deal

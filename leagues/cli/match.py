@@ -24,7 +24,7 @@ from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS
                                        parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.runner import Interrupted, RunError, clocked_warning, limit_setting, run_tournament
+from leagues.tournament.runner import TOURNAMENT_LIMIT, Interrupted, RunError, clocked_warning, run_tournament
 from leagues.tournament.sprt import H0, H1
 from leagues.tournament.store import Store, StoreError
 
@@ -164,9 +164,11 @@ def register(cli: click.Group) -> None:
         except ConfigError as exc:
             raise UserError(_options_words(str(exc))) from None
         _refuse_other_kinds(cfg.store, cfg.name)
+        limit = "--time-limit"  # where this command takes the move limit, for the clocked games' warning
         old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
-            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster)
+            summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
+                                     limit_setting=limit)
         except (RunError, StoreError) as exc:
             raise UserError(str(exc)) from None
         except Interrupted as exc:
@@ -177,7 +179,7 @@ def register(cli: click.Group) -> None:
         with Store(cfg.store) as store:
             monitor = monitor_of_store(cfg, store.games(cfg.name))
             watch = forfeit_watch(store, cfg.name)
-            clocked = clocked_warning(store, [cfg.name], limit_setting(cfg.source))
+            clocked = clocked_warning(store, [cfg.name], limit)
         for line in summary_lines(cfg, monitor):
             click.echo(line)
         say_forfeits(watch)

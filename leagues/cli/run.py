@@ -19,7 +19,7 @@ from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.leaderboard import (FORMATS, all_tables, forfeit_watch, pick_tournament, render_all,
                                             tournament_status)
 from leagues.tournament.runner import (FORFEIT_MISSING, Interrupted, RunError, StartError, clocked_warning,
-                                      limit_setting, run_tournament)
+                                      run_tournament)
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.terminal import per_second
 
@@ -148,7 +148,7 @@ def register(cli: click.Group) -> None:
             with Store(cfg.store, readonly=True) as store:  # read only: a store gone is not made again
                 print_tables(store, cfg.name, matrix=matrix)
                 watch = forfeit_watch(store, cfg.name)
-                clocked = clocked_warning(store, [cfg.name], limit_setting(cfg.source))
+                clocked = clocked_warning(store, [cfg.name])
         except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
             _user_error(str(exc))
         say_forfeits(watch)

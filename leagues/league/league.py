@@ -109,6 +109,9 @@ class League:
 
     def __init__(self, cfg: LeagueConfig) -> None:
         self.cfg = cfg
+        #: where its file sets the move limit (league.toml, or the file -l names), for the warning of
+        #: games a bot's clock decided
+        self.limit_setting = f"time_limit_ms in {Path(cfg.source).name}"
         if not cfg.store.is_file():
             raise LeagueError(f"{cfg.store}: no league store (tute league init makes one)")
         try:
@@ -270,7 +273,8 @@ class League:
                 say_forfeiting([f"season {season.season}: {p}" for p in let_go], stream, "its games left")
             # every entrant started once above, named in the league's words: the runner need not again
             summary = run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
-                                     new=replan, started=True, forfeit_missing=forfeit_missing)
+                                     new=replan, started=True, forfeit_missing=forfeit_missing,
+                                     limit_setting=self.limit_setting)
             if summary.already_finished:  # a division done before the season stopped: all of it stored
                 with Store(self.cfg.store) as store:
                     summary.skipped = store.count_games(tcfg.name)

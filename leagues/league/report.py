@@ -54,8 +54,9 @@ DASHES = ("", "6 3", "2 3", "8 3 2 3")
 BAND = 2
 #: a chart's axis: a season or a rating to a coordinate
 Scale = Callable[[float], float]
-#: each variant, by label (its teams; cabrón's points limit, for a result in words)
-Variants = dict[str, Variant]
+#: each variant, by tournament (a season's division) and label, as that season's league.toml made it
+#: (its teams; cabrón's points limit, for a result in words: a label's options may change between seasons)
+Variants = dict[tuple[str, str], Variant]
 
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:0;padding:16px 24px;color:#1d2330;background:#fafafa;line-height:1.4;
@@ -431,7 +432,7 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
     together: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for g in games.rows():
-        met = sorted({g.seats[t[0]] for t in games.variants[g.variant].teams} & wanted)
+        met = sorted({g.seats[t[0]] for t in games.variants[g.tournament, g.variant].teams} & wanted)
         for i, a in enumerate(met):
             for b in met[i + 1:]:
                 counts[(a, b)] += 1
@@ -443,7 +444,7 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
         for g in gs:
             shown = (f'<a href="../{_e(replays[g.id])}">replay</a>' if g.id in replays
                      else f"<code>{_e(_replay_command(games.store_name, g.id))}</code>")
-            v = games.variants[g.variant]
+            v = games.variants[g.tournament, g.variant]
             result = scrub(result_of(g.result, g.seats, v.teams, limit=v.over_points_loses, isolate=True), games.local)
             lines.append([_e(g.id), _e(g.variant), str(g.round), _e(result), shown])
         more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>'
@@ -489,10 +490,11 @@ def _replays(season: Season, games: Games, count: int, folder: Path) -> list[tup
 
 
 def _season_variants(lg: League, seasons: Sequence[Season]) -> Variants:
-    """Each variant (from the config each season started with)."""
+    """Each variant of each season's tournaments (from the config each season started with)."""
     variants: Variants = {}
     for season in seasons:
-        variants.update({v.label: v.variant for v in lg.season_config(season).variants})
+        made = lg.season_config(season).variants
+        variants.update({(t, v.label): v.variant for t in season.tournaments for v in made})
     return variants
 
 
@@ -565,7 +567,8 @@ def _head_to_head(names: Sequence[str], games: Games, pairs: set[tuple[str, str]
                 f"<code>tute leaderboard --matrix</code> on a season's tournament gives it.</p>")
     return ('<p class="muted">Row\'s mean score against column over every season (1 win, 0.5 shared place, '
             "0 loss) ± the half-width of its 95% interval; a cell opens the games of the pair.</p>"
-            + _matrix(names, head_to_head(games.rows(), {k: [tuple(t) for t in v.teams] for k, v in games.variants.items()}), pairs))
+            + _matrix(names, head_to_head(games.rows(), {label: [tuple(t) for t in v.teams]
+                                                       for (_, label), v in games.variants.items()}), pairs))
 
 
 def _prune(folder: Path, kept: AbstractSet[str]) -> None:

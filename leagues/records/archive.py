@@ -36,6 +36,7 @@ from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
 from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
+from leagues.tournament.runner import planned_games
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store, game_row
 from leagues.tournament.tally import Tally
@@ -134,9 +135,13 @@ def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
             raise ArchiveError([f"{store.path}: no tournament {name!r}"])
         header: dict[str, Any] = {"format": HEADER_FORMAT, "name": row.name, "config_hash": row.config_hash, "config": row.config,
                   "entrants": [e.__dict__ for e in store.entrants(name)]}
-        planned = store.progress(name)[1]
+        _, planned, finished = store.progress(name)
+        if planned is None:  # a store from before plans were recorded: its config says how many
+            planned = planned_of(row.config, store.path.parent)
         if planned is not None:  # an interrupted run's export stays resumable where it is imported
             header["planned"] = planned
+        # a match its SPRT decided is finished with fewer games than its plan: said, not counted
+        header["finished"] = finished
         yield json.dumps(header, sort_keys=True, separators=(",", ":"))
         for g, gid, text in store.game_records(name):
             if g is None or not text:
@@ -732,14 +737,22 @@ def _write_tournament(store: Store, t: _Tournament, path: str | Path) -> None:
         text = json.dumps(config, sort_keys=True, separators=(",", ":"))
         store.insert_tournament(name, digest or hashlib.sha256(text.encode()).hexdigest()[:16], text, entrants)
     # the plan: a plan already stored stays; else the header's (an interrupted run's export says how
-    # many games its schedule holds); else the tournament is whole: it planned the games it holds
-    planned = t.header.get("planned") if t.header is not None else None
+    # many games its schedule holds), or its config's where an older export did not say it (counting
+    # the games instead made an interrupted tournament finished); else (no header) the tournament is
+    # whole: it planned the games it holds
+    planned = None
+    if t.header is not None:
+        planned = t.header.get("planned")
+        if planned is None:
+            planned = planned_of(t.header["config"], Path(path).parent)
     store.db.execute("INSERT OR IGNORE INTO plans (tournament, planned) SELECT ?, MAX(COUNT(*), COALESCE(?, 0)) "
                      "FROM games WHERE tournament = ?", (name, planned, name))
-    # finished only when every planned game is stored: a partial tournament stays resumable by `tute run`
+    # finished when the export said so (a match its SPRT decided holds fewer games than its plan), or
+    # when every planned game is stored: a partial tournament stays resumable by `tute run`
+    said = t.header is not None and t.header.get("finished") is True
     store.db.execute("UPDATE tournaments SET finished = COALESCE(finished, ?) WHERE name = ? AND "
-                     "(SELECT COUNT(*) FROM games WHERE tournament = ?) >= "
-                     "(SELECT planned FROM plans WHERE tournament = ?)", (time.time(), name, name, name))
+                     "(? OR (SELECT COUNT(*) FROM games WHERE tournament = ?) >= "
+                     "(SELECT planned FROM plans WHERE tournament = ?))", (time.time(), name, said, name, name))
     refold(store, name)
 
 
@@ -783,9 +796,24 @@ def _checked_header(header: dict[str, Any], where: str, base: Path) -> dict[str,
     planned = header.get("planned")
     if planned is not None and not (type(planned) is int and 0 <= planned < 2 ** 63):
         raise ArchiveError([f"{where}: tournament header: planned: must be a count of games, not {planned!r}"[:300]])
+    if header.get("finished") not in (None, True, False):
+        raise ArchiveError([f"{where}: tournament header: finished: must be true or false, not "
+                            f"{header['finished']!r}"[:300]])
     if not isinstance(header.get("config_hash", ""), str):
         raise ArchiveError([f"{where}: tournament header: config_hash: expected a string"])
     return header
+
+
+def planned_of(config: dict[str, Any], base: Path) -> int | None:
+    """The games a stored config's schedule holds (``runner.planned_games``), or None where the config
+    cannot say (import's own minimal configs, a config this version refuses)."""
+    if config.get("imported"):
+        return None
+    try:
+        cfg = parse_config(TournamentConfig.data_of_identity(config), source="stored config", base=base, bots=False)
+        return planned_games(cfg)
+    except (ConfigError, KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def refold(store: Store, name: str) -> None:

@@ -63,7 +63,7 @@ def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tup
 
 #: the line of a stack trace that names the error, in most languages: ``TypeError: ...`` (Node, Python),
 #: ``Exception in thread ...`` (Java), ``thread 'main' panicked at ...`` (Rust), ``panic: ...`` (Go)
-_ERROR_LINE = re.compile(r"^(\w[\w.$]*(Error|Exception)\b|Exception in thread|thread '.*' panicked|panic: )")
+_ERROR_LINE = re.compile(r"^(([\w.$]*)?(Error|Exception)\b|Exception in thread|thread '.*' panicked|panic: )")
 
 
 def first_line(text: str, limit: int = 200) -> str:

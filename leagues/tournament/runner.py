@@ -45,7 +45,7 @@ from leagues.tournament.batching import batch_size, updated_rate
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
-from leagues.tournament.matches import monitor_of_store, summary_lines
+from leagues.tournament.matches import MatchMonitor, monitor_of_store, summary_lines
 from leagues.tournament.terminal import clocked, per_second, plural, redraw
 from leagues.tournament.pairing import History, Round
 from leagues.tournament.schedule import (GameSpec, round_games, round_robin_rounds, round_size,
@@ -115,17 +115,10 @@ def entrant_start_problem(e: EntrantConfig, time_limit_ms: int, memory_mb: int) 
 FORFEIT_MISSING = "--forfeit-missing"
 
 
-#: where a tournament's file (tournament.toml, a match file) sets the move limit; ``tute leaderboard``,
-#: which has no config, says it the same way
+#: where a tournament's file (tournament.toml, a match file) sets the move limit, for ``clocked``; the
+#: commands that take it elsewhere say so (``run_tournament``'s ``limit_setting``: ``tute match``'s
+#: option, a league's file); ``tute leaderboard``, which has no config, says it this way
 TOURNAMENT_LIMIT = "time_limit_ms in the tournament's file"
-
-
-def limit_setting(source: str) -> str:
-    """Where a run whose config came from ``source`` took its move limit, for ``clocked``: ``tute
-    match``'s option, league.toml's key, or a tournament's file's."""
-    if source == "tute match":
-        return "--time-limit"
-    return "time_limit_ms in league.toml" if Path(source).name == "league.toml" else TOURNAMENT_LIMIT
 
 
 def clocked_warning(store: Store, tournaments: Sequence[str], setting: str = TOURNAMENT_LIMIT) -> str | None:
@@ -573,6 +566,21 @@ def _entrant_rows(cfg: TournamentConfig) -> list[EntrantRow]:
     return rows
 
 
+def planned_games(cfg: TournamentConfig) -> int:
+    """The games a tournament's schedule holds, from its config alone: what a run records as it starts
+    (``Store.set_planned``), what a partial table counts against, and what an export of a store from
+    before plans were recorded says, so that its import stays resumable. A round robin's rounds; a
+    Swiss's first round times its rounds (every round seats the same entrants); a match's every block
+    of every pairing (the most it plays: an SPRT may decide sooner, and the run then ends finished)."""
+    if cfg.format == "round-robin":
+        return sum(round_size(cfg, rnd) for vi in range(len(cfg.variants)) for rnd in round_robin_rounds(cfg, vi))
+    if cfg.format == "swiss":
+        assert cfg.rounds is not None
+        return cfg.rounds * sum(len(round_games(cfg, vi, 1, swiss_round(cfg, vi, 1, History())))
+                                for vi in range(len(cfg.variants)))
+    return MatchMonitor(cfg).planned()
+
+
 def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
     """Create (or, with ``new``, recreate) the tournament; refuse a changed config. True if the
     stored tournament is already finished."""
@@ -593,12 +601,13 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
                    stream: TextIO | None = None, cluster: str | None = None, started: bool = False,
-                   forfeit_missing: bool = False) -> RunSummary:
+                   forfeit_missing: bool = False, limit_setting: str = TOURNAMENT_LIMIT) -> RunSummary:
     """Play (or resume) ``cfg`` into its store, on this machine's processes or on the Dask cluster
     ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start. ``started``:
     the caller has started every entrant just now (``preflight`` or its own words for it: a league's
     season), so they are not started once more. ``forfeit_missing``: an entrant that does not start
-    forfeits its games instead of refusing the run (``preflight``)."""
+    forfeits its games instead of refusing the run (``preflight``). ``limit_setting``: where the
+    caller's user sets the move limit, for the warning of games a bot's clock decided."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
     cluster = cluster or cfg.cluster
@@ -610,7 +619,7 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     except LockFileError as exc:
         raise RunError(f"{cfg.source}: store {cfg.store}: {exc}") from None
     try:
-        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing)
+        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing, limit_setting)
     finally:
         lock.__exit__()
 
@@ -639,7 +648,8 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool
 
 
 def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
-                cluster: str | None = None, started: bool = False, forfeit_missing: bool = False) -> RunSummary:
+                cluster: str | None = None, started: bool = False, forfeit_missing: bool = False,
+                limit_setting: str = TOURNAMENT_LIMIT) -> RunSummary:
     summary = RunSummary(cfg.name)
     fresh = not cfg.store.exists()
     remote: Any = None
@@ -721,7 +731,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
         finally:
             if executor is not None:
                 executor.terminate()
-            text = clocked_warning(store, [cfg.name], limit_setting(cfg.source))
+            text = clocked_warning(store, [cfg.name], limit_setting)
             if text is not None:
                 log.info(text)
                 if not completed:  # else the command says it after its table
@@ -774,7 +784,7 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Any, stored:
         for r, rnd in enumerate(rounds, start=1):
             if rnd.byes:
                 store.add_byes(cfg.name, cfg.variants[vi].label, r, rnd.byes)
-    summary.total = sum(round_size(cfg, rnd) for rounds in plans for rnd in rounds)
+    summary.total = planned_games(cfg)
     store.set_planned(cfg.name, summary.total)
 
     def every() -> Iterator[GameSpec]:
@@ -806,7 +816,7 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[
             rounds.append((vi, rnd, round_games(cfg, vi, r, rnd)))
         specs = sorted((s for _, _, ss in rounds for s in ss), key=lambda g: g.order)
         if progress is None:
-            summary.total = len(specs) * cfg.rounds
+            summary.total = planned_games(cfg)
             store.set_planned(cfg.name, summary.total)
             progress = Progress(cfg.name, summary.total, 0, show, stream)
         todo = [s for s in specs if s.id not in stored]
@@ -827,7 +837,7 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
     played ``deals`` blocks of each variant; the decision only ever counts complete blocks in schedule
     order (``leagues.tournament.matches``)."""
     monitor = monitor_of_store(cfg, store.games(cfg.name))
-    summary.total = monitor.planned()
+    summary.total = planned_games(cfg)
     store.set_planned(cfg.name, summary.total)
     summary.skipped = len(stored)
     progress = Progress(cfg.name, summary.total, len(stored), show, stream)
