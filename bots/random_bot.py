@@ -30,6 +30,10 @@ class RandomBot:
     """
 
     name = "random"
+    #: its play's revision, raised whenever it plays a seeded deal otherwise (tests/test_bot_revisions.py
+    #: holds each to a fingerprint of its play): a tournament records it with the entrant, and refuses
+    #: to resume with another, whose games would differ from those already stored
+    revision = 1
 
     @staticmethod
     def plays_by(v: Any) -> str:

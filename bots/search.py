@@ -163,6 +163,10 @@ class SearchBot:
 
     name = "search"
     plays_by = staticmethod(plays_by)
+    #: its play's revision, raised whenever it plays a seeded deal otherwise (tests/test_bot_revisions.py
+    #: holds each to a fingerprint of its play): a tournament records it with the entrant, and refuses
+    #: to resume with another, whose games would differ from those already stored
+    revision = 1
 
     def __init__(self, seed: int = 0, worlds: int = 192, max_ms: float | None = None, epsilon: float = 0.1,
                  margin_weight: float = 0.25, endgame: bool = True, endgame_nodes: int = 200_000,

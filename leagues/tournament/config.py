@@ -20,7 +20,7 @@ from typing import Any, Mapping
 
 from arena import Variant, VariantError, get_variant
 from arena.matchplay import MatchError, MatchRule
-from arena.hosting import ISOLATIONS, BotLoadError, is_command, load_class, resolve_spec
+from arena.hosting import ISOLATIONS, TRUSTED_DISTRIBUTION, BotLoadError, is_command, load_class, resolve_spec
 from arena.record_schema import CONTROL
 
 from leagues.tournament.checks import Checker, ConfigError, clip, key_lines
@@ -687,4 +687,11 @@ def check_bot(bot: str | tuple[str, ...], cwd: str | None = None) -> str:
     spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot, cwd=cwd)
     if spec.kind == "module":
         load_class(bot if isinstance(bot, str) else "")
-    return f"{spec.origin} {spec.version}".strip()
+    version = f"{spec.origin} {spec.version}".strip()
+    if spec.kind == "entrypoint" and spec.origin == TRUSTED_DISTRIBUTION:
+        # the built-in bots say when their play changed (``revision``): the distribution's version
+        # does not change with them, and a resumed tournament must not mix two versions' games
+        revision = getattr(load_class(str(spec.target)), "revision", None)
+        if revision is not None:
+            version += f" r{revision}"
+    return version

@@ -596,7 +596,22 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
                          if row.config.get(k) != cfg.identity().get(k))
         raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with a different "
                        f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it")
+    if row.finished is None:
+        _refuse_other_versions(cfg, store)
     return row.finished is not None
+
+
+def _refuse_other_versions(cfg: TournamentConfig, store: Store) -> None:
+    """A tournament resumed with a bot of another version (another release of its package, a built-in
+    bot of another ``revision``) would store games of two versions under one entrant, neither the games
+    the old version would play nor the new: refused, in one line. A version that cannot be told ("?")
+    is not compared."""
+    was = {e.name: e.version for e in store.entrants(cfg.name)}
+    changed = [f"{e.name!r} ({was[e.name] or 'no version'} then, {e.version} now)" for e in _entrant_rows(cfg)
+               if e.name in was and was[e.name] != e.version and "?" not in (was[e.name], e.version)]
+    if changed:
+        raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with other versions of "
+                       f"{', '.join(changed)}: finish it with those, or run with --new to start it again")
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
