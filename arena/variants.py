@@ -54,7 +54,7 @@ OPTION_NOTES: dict[str, tuple[str, str]] = {
     "tute_from_deal": ("a Tute held from the deal wins before the first trick", "S0"),
     "tute_after_cante": ("a Tute allowed after the team sang", "S0 (S3: false)"),
     "skipped_cante_lost": ("a cante not made when it could be is lost for the deal", "S0 (S3: true)"),
-    "last_trick_bonus": ("points for the last trick (diez de últimas)", "S0, S2, S3"),
+    "last_trick_bonus": ("points for the last trick (diez de últimas)", "S0, S3 (S2 counts 120 without it)"),
     "tie": ("tied on points: the last trick's side wins, or a draw", "S0, S3 (S2: either)"),
     "trump_rule": ("trump from a card, an auction or cabrón's pair tricks", ""),
     "follow_only": ("cabrón: the only duty is to follow suit", "S4"),
@@ -386,8 +386,9 @@ VARIANTS: dict[str, Variant] = {
                 scoring="losers", capote_after_cante_loses=True, sit_out_from=5,
                 description="cabrero for six: the dealer sits out, five play 8 cards each"),
         Variant("tute-2-8", players=2, hand_size=8, exchange_timing="before_draw", exchange_rule="seven",
+                tute_from_deal=False,
                 description="two players, 8 cards (S2): free play while the pile lasts, the 7 of trumps takes the "
-                            "face-up card before the draw, Tute allowed"),
+                            "face-up card before the draw, Tute allowed after a won trick"),
         Variant("tute-3-classic", players=3, draw_pile=False, hand_size=12, must_beat_led_after_trumped=True,
                 undertrump_required=True,
                 description="three players by the formal rulebook (S0): beat the led suit even after a trump, "

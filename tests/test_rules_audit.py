@@ -130,6 +130,8 @@ def test_tute_mode_per_preset(name: str) -> None:
         assert v.tute_mode == "disabled" and not v.rules.tute_from_deal
     elif name == "tute-4-pairs-online":
         assert v.tute_mode == "first_team_trick" and not v.tute_from_deal
+    elif name == "tute-2-8":  # S2: "después de ganar una baza", so not from the deal
+        assert v.tute_mode == "any_won_trick" and not v.tute_from_deal
     else:
         assert v.tute_mode == "any_won_trick" and v.tute_from_deal
 
@@ -401,10 +403,15 @@ def test_a_cante_makes_its_two_cards_public(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["tute-2", "tute-2-8"])
 def test_a_tute_from_the_deal_in_the_two_player_game(name: str) -> None:
-    """docs/rules.md: a Tute held from the deal wins before the first trick (S0), in the two-player presets too,
-    offered in play order from the leader: here the dealer (not the leader) holds it."""
-    st = deal_state(name, ["1c 4e 5e 6e 7e 10e" + (" 2e 3e" if name == "tute-2-8" else ""),
-                           "12o 12c 12e 12b 2c 4b" + (" 5b 6b" if name == "tute-2-8" else "")],
+    """docs/rules.md: a Tute held from the deal wins before the first trick (S0), offered in play order
+    from the leader: here the dealer (not the leader) holds it. Not in tute-2-8 (S2: a Tute after a won
+    trick): there the deal opens with the first lead."""
+    if name == "tute-2-8":
+        st = deal_state(name, ["1c 4e 5e 6e 7e 10e 2e 3e", "12o 12c 12e 12b 2c 4b 5b 6b"], dealer=1, trump_card="1o")
+        assert st.phase_name == "play" and st.current_player == 0
+        return
+    st = deal_state(name, ["1c 4e 5e 6e 7e 10e",
+                           "12o 12c 12e 12b 2c 4b"],
                     dealer=1, trump_card="1o")
     assert st.phase_name == "deal_tute" and st.current_player == 1 and st.legal_actions() == ("tute 12", "pass")
     st.apply("tute 12")

@@ -348,3 +348,36 @@ def test_resume_of_tournament_begun_with_other_bots_is_refused_or_equal(tmp_path
     else:
         assert a.returncode == 0, a.stderr
         assert games_of(old / "ti.sqlite", "rri") == games_of(fresh / "ti.sqlite", "rri")
+
+
+def test_a_preset_whose_rules_changed_is_not_resumed_by_the_new_rules(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config names a preset; a new version may change its rules (tute-2-8's Tute from the deal, made
+    to follow S2). The config's identity is the same, so a resume would play the later games by the new
+    rules under the old ones' tournament. The first stored deal of each variant says its rules: a
+    difference is refused in one line, naming the options, and nothing stored changes."""
+    from arena import variants
+    from leagues.tournament.config import load_config
+    from leagues.tournament.runner import RunError, run_tournament
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from league_util import write_config
+
+    path = write_config(tmp_path, deals=3, variants=[{"name": "tute-2-8"}],
+                        entrants=[{"name": "a", "bot": "random"}, {"name": "b", "bot": "greedy"}])
+    run_tournament(load_config(path), workers=1, quiet=True)
+    con = sqlite3.connect(tmp_path / "store.sqlite")
+    con.execute("UPDATE tournaments SET finished = NULL")  # as if stopped: the last games to play again
+    con.execute("DELETE FROM games WHERE deal = 2")
+    con.commit()
+    kept = con.execute("SELECT id, record FROM games ORDER BY id").fetchall()
+    con.close()
+    changed = variants.VARIANTS["tute-2-8"].replace(tute_from_deal=not variants.VARIANTS["tute-2-8"].tute_from_deal)
+    monkeypatch.setitem(variants.VARIANTS, "tute-2-8", changed)
+    with pytest.raises(RunError) as exc:
+        run_tournament(load_config(path), workers=1, quiet=True)
+    assert "variant 'tute-2-8' was played by other rules" in str(exc.value) and "tute_from_deal" in str(exc.value)
+    assert "--new" in str(exc.value) and len(str(exc.value).splitlines()) == 1
+    con = sqlite3.connect(tmp_path / "store.sqlite")
+    assert con.execute("SELECT id, record FROM games ORDER BY id").fetchall() == kept
+    con.close()

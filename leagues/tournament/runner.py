@@ -598,7 +598,24 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
                        f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it")
     if row.finished is None:
         _refuse_other_versions(cfg, store)
+        _refuse_other_rules(cfg, store)
     return row.finished is not None
+
+
+def _refuse_other_rules(cfg: TournamentConfig, store: Store) -> None:
+    """A config names a preset, whose rules a new version of tute-arena may have changed (a preset made
+    to follow its source better): resumed, the tournament would play its later games by other rules
+    than its stored ones. The first stored deal of each variant says the rules it was played by."""
+    for vi, vc in enumerate(cfg.variants):
+        first = store.a_record(cfg.name, vi)
+        if first is None:
+            continue
+        now = vc.variant.options()
+        changed = sorted(k for k in set(first.options) | set(now) if first.options.get(k) != now.get(k))
+        if changed:
+            raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path}: variant {vc.label!r} was played "
+                           f"by other rules than its preset {vc.preset!r} has now (changed: {', '.join(changed)}): "
+                           "finish it with the version that began it, or run with --new to start it again")
 
 
 def _refuse_other_versions(cfg: TournamentConfig, store: Store) -> None:

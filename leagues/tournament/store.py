@@ -521,6 +521,19 @@ class Store:
             self.damaged[str(r[0])] = f"{type(exc).__name__}: {str(exc)[:200]}"
             return None
 
+    def a_record(self, tournament: str, variant_index: int) -> GameRecord | None:
+        """The record of one stored deal of a tournament's variant (a match's first deal), or None: the
+        rules that variant's games were played by, which every game of it shares."""
+        row = self.db.execute("SELECT record FROM games WHERE tournament = ? AND variant_index = ? LIMIT 1",
+                              (tournament, variant_index)).fetchone()
+        if row is None:
+            return None
+        data = self._json(_text(tournament, row[0], self.path), f"tournament {tournament!r}: a record")
+        if is_match_json(data):
+            deals = MatchRecord.from_json(data).deals
+            return deals[0] if deals else None
+        return GameRecord.from_json(data)
+
     def record(self, game_id: str) -> GameRecord:
         """The record of a deal: a stored game, or deal ``K`` of a stored match as ``MATCH_ID/dK``."""
         row = self.db.execute("SELECT record FROM games WHERE id = ?", (game_id,)).fetchone()
