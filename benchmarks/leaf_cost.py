@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.append(str(Path(__file__).resolve().parent))  # after the repo: benchmarks/bots.py is not bots/
+sys.path.append(str(Path(__file__).resolve().parent))  # its sibling benchmarks, after the repo
 
 from arena import GameState, PlayerView, get_variant, shuffled_deck  # noqa: E402
 from bots.greedy import GreedyBot  # noqa: E402

@@ -28,7 +28,7 @@ from multiprocessing import Pool
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-# its sibling benchmarks, also when a test loads it; after the root, whose ``bots`` package is not bots.py
+# its sibling benchmarks, also when a test loads it, after the root
 sys.path.append(str(Path(__file__).resolve().parent))
 
 from arena import PlayerView, derive_seed, get_variant, play_game, shuffled_deck  # noqa: E402

@@ -51,7 +51,7 @@ def test_greedy_beats_random(variant: str) -> None:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_greedy_is_legal_from_any_position(variant: str) -> None:
     """From positions random play reaches (odd ones included), greedy answers a legal action (its speed
-    per decision: benchmarks/bots.py)."""
+    per decision: benchmarks/decision_time.py)."""
     v = VARIANTS[variant]
     rng = random.Random(variant)
     bot = GreedyBot()

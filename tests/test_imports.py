@@ -116,3 +116,12 @@ def test_each_subpackage_says_what_it_holds_and_may_import() -> None:
     for init in sorted((ROOT / "leagues").rglob("__init__.py")) + [ROOT / "arena" / "hosting" / "__init__.py"]:
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc and "import" in doc, f"{init.relative_to(ROOT)}: no docstring saying what it may import"
+
+
+def test_no_benchmark_or_example_is_named_like_a_package() -> None:
+    """A script's folder heads its path: a ``benchmarks/bots.py`` hid the ``bots`` package from the bots
+    a benchmark started in a subprocess (``benchmarks/hosts.py`` forfeited every deal: "'bots' is not a
+    package"), run from the repository as the README says."""
+    scripts = [p for folder in ("benchmarks", "examples") for p in (ROOT / folder).glob("*.py")]
+    assert scripts
+    assert not [p for p in scripts if p.stem in PACKAGES], [p for p in scripts if p.stem in PACKAGES]

@@ -6,7 +6,7 @@ Covered: bot parameters as the docs say they are given (``tute play -p``, ``tute
 ``search``'s documented parameters against its constructor (docs/search.md "Parameters", docs/bots.md);
 the oracle kept out of tournaments; ``search`` under a move limit (its counted work against the
 clock's budget); the same games from one worker or two with ``search`` in a tournament; a scaffold's
-name; the bot benchmarks at their smallest size (benchmarks/bots.py, benchmarks/search_strength.py).
+name; the bot benchmarks at their smallest size (benchmarks/decision_time.py, benchmarks/search_strength.py).
 
 Tests marked ``xfail(strict=True)`` are defects found in this pass, each failing now because of it; the
 others pin behaviour checked here that no other test pins. No test asserts on wall-clock time: the
@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bench(name: str) -> ModuleType:
-    """``benchmarks/NAME.py`` as a module of its own name (benchmarks/bots.py is not the bots package)."""
+    """``benchmarks/NAME.py`` as a module of its own name."""
     path = ROOT / "benchmarks" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"qa_bench_{name}", path)
     assert spec is not None and spec.loader is not None
@@ -304,8 +304,8 @@ def test_search_strength_refuses_bad_options_in_one_line(argv: list[str]) -> Non
 
 
 def test_the_bots_benchmark_prints_no_figure_for_no_decision(monkeypatch: pytest.MonkeyPatch) -> None:
-    bench = _bench("bots")
-    monkeypatch.setattr(sys, "argv", ["bots.py", "--games", "1", "--search-games", "0"])
+    bench = _bench("decision_time")
+    monkeypatch.setattr(sys, "argv", ["decision_time.py", "--games", "1", "--search-games", "0"])
     buf = io.StringIO()
     with redirect_stdout(buf):
         bench.main()

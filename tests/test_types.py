@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# apart: benchmarks/bots.py and the package bots/ are both "bots" to mypy
+# apart: each run checks its own paths with a cache of its own
 @pytest.mark.parametrize("paths", [["arena", "bots", "leagues"], ["benchmarks", "examples"]], ids=["packages", "scripts"])
 def test_the_code_type_checks(paths: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     api = pytest.importorskip("mypy.api")

@@ -1,7 +1,7 @@
 """Decision time of the built-in bots, in process: microseconds (random, greedy) or milliseconds
 (search) per decision, from positions of real games of each variant.
 
-    .venv/bin/python benchmarks/bots.py [--games 40] [--search-games 2]
+    .venv/bin/python benchmarks/decision_time.py [--games 40] [--search-games 2]
 
 Every decision of seat 0 is timed (the bot plays against ``random``); forced moves are skipped, as
 ``play_game`` skips them. Targets: greedy well under 200 us a decision; search within the default move
