@@ -29,7 +29,6 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
