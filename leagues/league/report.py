@@ -65,6 +65,7 @@ overflow-wrap:anywhere}
 h1{margin:0 0 4px;overflow-wrap:anywhere}h2{margin-top:28px;border-bottom:2px solid #0b5d2a;padding-bottom:2px}
 h3{overflow-wrap:anywhere}
 .scroll{overflow-x:auto;max-width:100%}
+.sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);border:0}
 table{border-collapse:collapse;margin:8px 0}
 th,td{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap}
 th{background:#0b5d2a;color:#fff}td.name,th.name,td.text,th.text{text-align:left}
@@ -194,15 +195,19 @@ def _interval(mu: float, sigma: float) -> str:
 
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]], cls: str, name_col: int = 1,
-           text_cols: Sequence[int] = ()) -> str:
+           text_cols: Sequence[int] = (), *, caption: str, row_header: bool = False) -> str:
     """A table in its own horizontal scroller (a phone scrolls the table, not the page), whose cells
-    are already HTML: every caller escapes what it puts in."""
+    are already HTML: every caller escapes what it puts in. ``caption`` names the table to a screen
+    reader (and the scroller, which takes the focus so that a keyboard scrolls what a zoomed page cuts
+    off); ``row_header``: the first cell of each row names the row (a matrix's entrant)."""
     def kind(i: int) -> str:
         return "name" if i == name_col else "text" if i in text_cols else ""
-    out = [f'<div class="scroll"><table class="{cls}"><tr>'
-           + "".join(f'<th class="{kind(i)}">{_e(c)}</th>' for i, c in enumerate(head)) + "</tr>"]
+    out = [f'<div class="scroll" tabindex="0" role="region" aria-label="{_e(caption)}"><table class="{cls}">'
+           f'<caption class="sr">{_e(caption)}</caption><tr>'
+           + "".join(f'<th scope="col" class="{kind(i)}">{_e(c)}</th>' for i, c in enumerate(head)) + "</tr>"]
     for r in rows:
-        out.append("<tr>" + "".join(f'<td class="{kind(i)}">{c}</td>' for i, c in enumerate(r)) + "</tr>")
+        out.append("<tr>" + "".join(f'<th scope="row" class="{kind(i)}">{c}</th>' if i == 0 and row_header
+                                    else f'<td class="{kind(i)}">{c}</td>' for i, c in enumerate(r)) + "</tr>")
     out.append("</table></div>")
     return "".join(out)
 
@@ -211,7 +216,8 @@ def _withdrawn_tag() -> str:
     return '<span class="tag">withdrawn</span>'
 
 
-def _standings_table(table: Sequence[Standing], divisions: bool, gone: AbstractSet[str] = frozenset()) -> str:
+def _standings_table(table: Sequence[Standing], divisions: bool, gone: AbstractSet[str] = frozenset(),
+                     caption: str = "standings") -> str:
     """A standings table; an entrant withdrawn since is marked so in the past seasons' tables."""
     head = ["rank", "entrant", "version"] + (["division"] if divisions else []) + [
         "rating", "mu ± 2σ", "change", "games", "W-D-L", "form"]
@@ -225,7 +231,7 @@ def _standings_table(table: Sequence[Standing], divisions: bool, gone: AbstractS
         cells += [f"{s.rating:.2f}", _interval(s.mu, s.sigma), _signed(s.change), str(s.games),
                   f"{s.wins}-{s.draws}-{s.losses}", _e(" ".join(map(str, s.form)))]
         rows.append(cells)
-    return _table(head, rows, "standings")
+    return _table(head, rows, "standings", caption=caption)
 
 
 @dataclass(frozen=True)
@@ -274,7 +280,7 @@ def _variant_tables(db: LeagueStore, cfg: LeagueConfig, current: Sequence[Standi
         out.append(_table(["rank", "entrant", "rating", "mu ± 2σ", "games", "W-D-L"], [
             [str(i + 1), _name(v.entrant) + ("" if v.played else ' <span class="muted">(not played yet)</span>'),
              f"{v.rating:.2f}", _interval(v.mu, v.sigma), str(v.games), f"{v.wins}-{v.draws}-{v.losses}"]
-            for i, v in enumerate(lines)], "variant"))
+            for i, v in enumerate(lines)], "variant", caption=f"{label}: standings"))
     return out
 
 
@@ -286,7 +292,8 @@ def _withdrawn_section(gone: Sequence[Standing]) -> str:
             "ranked; their seasons stay in the history below.</p>"
             + _table(["entrant", "version", "rating", "mu ± 2σ", "games", "W-D-L"], [
                 [_e(s.entrant), str(s.version), f"{s.rating:.2f}", _interval(s.mu, s.sigma), str(s.games),
-                 f"{s.wins}-{s.draws}-{s.losses}"] for s in gone], "withdrawn", name_col=0))
+                 f"{s.wins}-{s.draws}-{s.losses}"] for s in gone], "withdrawn", name_col=0,
+                caption="withdrawn entrants"))
 
 
 # ----------------------------------------------------------------------------------------------- chart
@@ -322,7 +329,8 @@ def rating_chart(histories: dict[str, list[HistoryRow]], seasons: int, names: Se
                      f'fill="#1d2330">s{s}</text>')
     legend = []
     for i, n in enumerate(drawn):
-        colour, dash = PALETTE[i % len(PALETTE)], DASHES[(i // len(PALETTE)) % len(DASHES)]
+        # each line its own dash as well as its colour: never told apart by colour alone
+        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
         parts += _chart_entrant(n, histories[n], colour, dash, x, y)
         tag = f" {_withdrawn_tag()}" if n in gone else ""
         style = f'border-color:{colour};border-top-style:{"dashed" if dash else "solid"}'
@@ -391,7 +399,9 @@ def _matrix(names: Sequence[str], h2h: dict[tuple[str, str], HeadToHead], pages:
                 cells.append(f'<a href="{_e(_pair_file(*key))}" title="{label}">{text}</a>' if key in pages
                              else f'<span title="{label}">{text}</span>')
         rows.append(cells)
-    return _table(["vs", *names], rows, "h2h", name_col=0).replace('<td class="">', '<td class="h2h">')
+    return _table(["vs", *names], rows, "h2h", name_col=0, row_header=True,
+                  caption="head to head: each row's score against each column's").replace(
+        '<td class="">', '<td class="h2h">')
 
 
 def _page(title: str, body: str) -> str:
@@ -450,12 +460,13 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
         more = (f'<p class="muted">The first {len(gs)} of {counts[(a, b)]} games; <code>'
                 f'{_e(f"tute games --entrant {shlex.quote(a)} --store {shlex.quote(games.store_name)}")}</code> '
                 f"lists them all.</p>" if counts[(a, b)] > len(gs) else "")
-        body = (f'<p><a href="../index.html">back to the report</a></p><h1>{_name(a)} and {_name(b)}</h1>'
+        body = (f'<p><a href="../index.html">back to the report</a></p><h1>{_name(a)} and {_name(b)}: their games</h1>'
                 f'<p class="muted">{_name(league)}: {counts[(a, b)]} games together. A game without a replay page '
                 f"here is shown by the command given, run in the league's folder.</p>{more}"
                 + _table(["game", "variant", "round", "result", "replay"], lines, "games", name_col=0,
-                         text_cols=(3, 4)))
-        (folder / _pair_file(a, b)).write_text(_page(f"{a} and {b}", body), encoding="utf-8")
+                         text_cols=(3, 4), caption=f"games of {a} and {b}"))
+        (folder / _pair_file(a, b)).write_text(_page(f"{a} and {b}: their games · {league} report", body),
+                                              encoding="utf-8")
     return set(together)
 
 
@@ -591,5 +602,5 @@ def _season(db: LeagueStore, cfg: LeagueConfig, season: Season, pages: Sequence[
     when = datetime.fromtimestamp(season.started).strftime("%Y-%m-%d %H:%M")
     return (f'<h3 id="season-{season.season}">Season {season.season} '
             f'<span class="muted">({when}, {plural(len(season.tournaments), "division")}; games and W-D-L of this '
-            f'season)</span></h3>{_standings_table(table, divisions, gone)}'
+            f'season)</span></h3>{_standings_table(table, divisions, gone, f"season {season.season}: standings")}'
             + (f"<details><summary>replays ({len(pages)})</summary><ul>{links}</ul></details>" if links else ""))

@@ -58,6 +58,8 @@ button,select{font-size:15px;padding:4px 10px;border-radius:6px;border:0;backgro
 .tricks tr.now{background:#f4f4f4;color:#111}
 #events{background:#083d1c;border-radius:8px;padding:8px 12px;min-height:60px;white-space:pre-line;margin:10px 0}
 #result{font-weight:700;color:#ffd34d}
+.sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);border:0}
+.tricks button{font-size:13px;padding:0 6px}
 svg text{fill:#f4f4f4}
 """
 
@@ -84,11 +86,18 @@ function suitSvg(s){
   for (const [tag, a] of SHAPES[s] || []) g.append(svg(tag, Object.assign({fill: SUIT_COLOUR[s]}, a)));
   return g;
 }
-function card(name, trump){
-  if (name === null) return el("div", {class:"card back", title:UI.hidden});
+// a card's name for a screen reader: its face and suit in words, and whether it is trump (its colour and
+// picture say the suit to the eye only)
+function cardName(name, trump){
   const s = name.slice(-1), f = name.slice(0, -1);
-  const c = el("div", {class: "card" + (s === trump ? " trump" : ""), title: name, "data-card": name},
-               el("span", {class:"f", style:"color:" + (SUIT_COLOUR[s] || "#222")}, f));
+  return (UI["face_" + f] || f) + " " + UI.of + " " + (GAME.suits[s] || s) + (s === trump ? " (" + UI.is_trump + ")" : "");
+}
+function card(name, trump){
+  if (name === null) return el("div", {class:"card back", title:UI.hidden, role:"img", "aria-label":UI.hidden});
+  const s = name.slice(-1), f = name.slice(0, -1);
+  const c = el("div", {class: "card" + (s === trump ? " trump" : ""), title: name, "data-card": name, role: "img",
+                       "aria-label": cardName(name, trump)},
+               el("span", {class:"f", style:"color:" + (SUIT_COLOUR[s] || "#222"), "aria-hidden": "true"}, f));
   c.append(suitSvg(s));
   return c;
 }
@@ -134,18 +143,28 @@ function seatBox(fr, h, s){
   if (fr.mover === s) { box.classList.add("onmove"); label.append(el("span", {class:"badge"}, UI.to_move)); }
   if (fr.losers && fr.losers.includes(s)) { box.classList.add("loser"); label.append(el("span", {class:"badge lose"}, UI.loser)); }
   const cards = h === null ? Array(fr.hand_sizes[s]).fill(null) : h;
-  box.append(label, el("div", {class:"cards"}, ...cards.map(x => card(x, fr.trump_suit))));
+  const hand = el("div", {class:"cards", role:"group", "aria-label": who(s) + ": " + (h === null
+      ? UI.hidden_cards.replace("{n}", fr.hand_sizes[s]) : h.length + " " + UI.cards)},
+      ...cards.map(x => card(x, fr.trump_suit)));
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", who(s));
+  box.append(label, hand);
   return box;
 }
 function drawTricks(fr){
   const rows = GAME.tricks.map((t, k) => {
     const done = trickFrames[k] <= at;
     const current = fr.won ? fr.won.number === t.number : (!done && (k === 0 || trickFrames[k - 1] <= at));
+    const jump = () => { stop(); show(trickFrames[k]); };
+    // the number is a button once the trick is done, so the keyboard can jump there too
+    const number = done ? el("button", {type: "button", "aria-label": UI.trick + " " + t.number}, String(t.number))
+                        : String(t.number);
+    if (done) number.onclick = e => { e.stopPropagation(); jump(); };
     const tr = el("tr", {class: (done ? "done" : "future") + (current ? " now" : ""), "data-trick": t.number},
-      el("td", {}, String(t.number)), el("td", {}, who(t.leader)),
+      el("td", {}, number), el("td", {}, who(t.leader)),
       el("td", {}, done ? t.cards.map(x => x[1]).join(" ") : ""),
       el("td", {}, done ? who(t.winner) : ""), el("td", {}, done ? "+" + t.points : ""));
-    if (done) tr.onclick = () => { stop(); show(trickFrames[k]); };
+    if (done) tr.onclick = jump;
     return tr;
   });
   $("trickRows").replaceChildren(...rows);
@@ -193,6 +212,8 @@ $("play").onclick = play;
 $("speed").onchange = e => setSpeed(parseFloat(e.target.value));
 document.addEventListener("keydown", e => {
   if (e.target.tagName === "SELECT" || e.ctrlKey || e.altKey || e.metaKey) return;  // the browser's own keys
+  // Space and Enter on a focused button or link are that control's (a step, not the autoplay)
+  if ((e.key === " " || e.key === "Enter") && ["BUTTON", "A"].includes(e.target.tagName)) return;
   if (e.key === "ArrowLeft") { stop(); show(at - 1); }
   else if (e.key === "ArrowRight") { stop(); show(at + 1); }
   else if (e.key === "Home") { stop(); show(0); }
@@ -237,10 +258,11 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <html lang="{e(lang)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tute-arena: {e(title)}</title><style>{_CSS}</style></head><body>
 <h1>{e(title)}</h1>{link}
-<div class="bar"><button id="first" title="Home" aria-label="{e(ui['first'])}">|&#x25C0;</button>
-<button id="prev" title="&#x2190;" aria-label="{e(ui['prev'])}">&#x25C0;</button><span id="pos"></span>
+<div class="bar"><button id="first" title="{e(ui['home'])}" aria-label="{e(ui['first'])}">|&#x25C0;</button>
+<button id="prev" title="&#x2190;" aria-label="{e(ui['prev'])}">&#x25C0;</button>
+<span id="pos" role="status" aria-live="polite" aria-atomic="true"></span>
 <button id="next" title="&#x2192;" aria-label="{e(ui['next'])}">&#x25B6;</button>
-<button id="last" title="End" aria-label="{e(ui['last'])}">&#x25B6;|</button>
+<button id="last" title="{e(ui['end'])}" aria-label="{e(ui['last'])}">&#x25B6;|</button>
 <button id="play">&#x25B6; {e(ui['play'])}</button>
 <label>{e(ui['speed'])} <select id="speed"><option value="0.25">0.25&#xD7;</option><option value="0.5">0.5&#xD7;</option>
 <option value="1" selected>1&#xD7;</option><option value="2">2&#xD7;</option><option value="4">4&#xD7;</option>
@@ -250,18 +272,22 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <div class="bar info"><span>{e(ui['trump'])}: <b id="trump"></b></span><span id="faceup" class="bar"></span>
 <span id="pile" hidden>{e(ui['pile'])}: <b id="stock"></b></span><span>{e(ui['score'])}: <b id="score"></b></span>
 <span id="contract" hidden>{e(ui['contract'])}: <b id="contractText"></b></span></div>
-<div class="main"><div>
+<main class="main"><div>
+<h2 class="sr">{e(ui['hands'])}</h2>
 <div id="seats"></div>
+<h2 class="sr">{e(ui['table'])}</h2>
 <div class="table" id="table"></div>
+<h2 class="sr">{e(ui['events'])}</h2>
 <p id="events"></p>
 <p id="result"></p>
 </div><div>
 <div class="panel"><h2>{e(ui['score_line'])}</h2><div id="scoreLine"></div><ul id="legend"></ul></div>
 <div class="panel" id="auctionPanel" hidden><h2>{e(ui['auction'])}</h2><ol id="bids"></ol></div>
 <div class="panel" id="pairsPanel" hidden><h2>{e(ui['pairs'])}</h2><ul id="pairs"></ul></div>
-<div class="panel"><h2>{e(ui['tricks'])}</h2><table class="tricks"><thead><tr><th>#</th><th>{e(ui['leader'])}</th>
-<th></th><th>{e(ui['winner'])}</th><th>{e(ui['points'])}</th></tr></thead><tbody id="trickRows"></tbody></table></div>
-</div></div>
+<div class="panel"><h2 id="tricksTitle">{e(ui['tricks'])}</h2><table class="tricks" aria-labelledby="tricksTitle">
+<thead><tr><th>#</th><th>{e(ui['leader'])}</th>
+<th>{e(ui['cards'])}</th><th>{e(ui['winner'])}</th><th>{e(ui['points'])}</th></tr></thead><tbody id="trickRows"></tbody></table></div>
+</div></main>
 <script type="application/json" id="game">{payload}</script>
 <script>{_SCRIPT}</script></body></html>
 """
