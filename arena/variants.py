@@ -406,6 +406,20 @@ VARIANTS: dict[str, Variant] = {
 }
 
 
+#: the options a preset had before a change of its rules (with the day of the change), newest first.
+#: Its old games are still that preset's: an old tournament's export imports (``leagues.records``
+#: checks each record against the preset as it is, or as it was), while a tournament begun before the
+#: change is not resumed under it (``runner``)
+PRESET_HISTORY: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "tute-2-8": (("2026-12-07", {"tute_from_deal": True}),),  # S2: a Tute after a won trick only
+}
+
+
+def past_presets(name: str, /, **opts: Any) -> list[Variant]:
+    """Preset ``name`` as it was before each change of its rules (``PRESET_HISTORY``), with ``opts``."""
+    return [VARIANTS[name].replace(**{**old, **opts}) for _, old in PRESET_HISTORY.get(name, ())]
+
+
 def get_variant(name: str, /, **opts: Any) -> Variant:
     """A preset by name, with overrides; the error lists the presets."""
     try:

@@ -381,3 +381,45 @@ def test_a_preset_whose_rules_changed_is_not_resumed_by_the_new_rules(tmp_path: 
     con = sqlite3.connect(tmp_path / "store.sqlite")
     assert con.execute("SELECT id, record FROM games ORDER BY id").fetchall() == kept
     con.close()
+
+
+def test_old_preset_games_import_alone_but_never_into_new_preset_games(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """tute-2-8's games from before its change (a Tute from the deal) still import into a new store
+    (``arena.variants.PRESET_HISTORY``: the preset as it was), but not into a stored tournament whose
+    games play today's rules: one label, one set of rules."""
+    from arena import variants
+    from leagues.records.archive import ArchiveError, export_lines, import_records
+    from leagues.tournament.config import load_config
+    from leagues.tournament.runner import run_tournament
+    from leagues.tournament.store import Store
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from league_util import write_config
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for folder in (old, new):
+        folder.mkdir()
+        write_config(folder, deals=2, variants=[{"name": "tute-2-8"}],
+                     entrants=[{"name": "a", "bot": "random", "params": {"seed": 1}}, {"name": "b", "bot": "greedy"}])
+    with monkeypatch.context() as m:
+        m.setitem(variants.VARIANTS, "tute-2-8", variants.VARIANTS["tute-2-8"].replace(tute_from_deal=True))
+        run_tournament(load_config(old / "tournament.toml"), workers=1, quiet=True)
+    run_tournament(load_config(new / "tournament.toml"), workers=1, quiet=True)
+    with Store(old / "store.sqlite") as store:
+        lines = list(export_lines(store, "t"))
+    (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
+    with Store(tmp_path / "fresh.sqlite") as fresh:
+        assert import_records(tmp_path / "old.jsonl", fresh).stored == len(lines) - 1
+    # into the tournament of today's games: refused whole, nothing stored
+    moved = [json.loads(x) for x in lines]
+    for rec in moved[1:]:
+        rec["schedule"]["deal"] += 10
+        rec["id"] = rec["id"].replace("/d", "/d1", 1)
+    (tmp_path / "moved.jsonl").write_text("\n".join(json.dumps(x) for x in moved[1:]) + "\n")
+    with Store(new / "store.sqlite") as store:
+        before = store.count_games("t")
+        with pytest.raises(ArchiveError) as exc:
+            import_records(tmp_path / "moved.jsonl", store)
+        assert "rules differ" in str(exc.value) and "tute_from_deal" in str(exc.value)
+        assert store.count_games("t") == before

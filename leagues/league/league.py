@@ -274,7 +274,8 @@ class League:
             # every entrant started once above, named in the league's words: the runner need not again
             summary = run_tournament(tcfg, workers=workers, quiet=quiet, stream=stream, cluster=cluster,
                                      new=replan, started=True, forfeit_missing=forfeit_missing,
-                                     limit_setting=self.limit_setting)
+                                     limit_setting=self.limit_setting,
+                                     advice="finish the season with the tute-arena and bots that began it")
             if summary.already_finished:  # a division done before the season stopped: all of it stored
                 with Store(self.cfg.store) as store:
                     summary.skipped = store.count_games(tcfg.name)

@@ -30,7 +30,7 @@ from arena.match import derive_seed
 from arena.matchplay import MatchRecord, MatchRule, is_match_json, verify_match
 from arena.record import result_disagreement
 from arena.record_schema import CONTROL, check_record, check_rules, check_seed
-from arena.variants import Variant
+from arena.variants import Variant, past_presets
 
 from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
@@ -38,7 +38,7 @@ from leagues.tournament.leaderboard import tally_of
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
 from leagues.tournament.runner import planned_games
 from leagues.tournament.schedule import GameSpec
-from leagues.tournament.store import EntrantRow, Store, game_row
+from leagues.tournament.store import EntrantRow, Store, StoreError, game_row
 from leagues.tournament.tally import Tally
 
 HEADER_FORMAT = "tute-arena/tournament-1"
@@ -295,6 +295,10 @@ class _Label(NamedTuple):
     rules: Variant
     #: ``unit = "match"``: the rule each game is played to; None: each game is a single deal
     match: MatchRule | None
+    #: the options the config sets over its preset (None: the rules come from the games themselves)
+    overrides: dict[str, Any] | None = None
+    #: the rules were fixed by the label's first game, not by today's preset (see ``_Tournament.fit``)
+    pinned: bool = False
 
 
 def _labels_of(config: dict[str, Any]) -> dict[str, _Label]:
@@ -309,7 +313,7 @@ def _labels_of(config: dict[str, Any]) -> dict[str, _Label]:
             cap = v.get("match_max_deals", 200)
             match = MatchRule.parse(v["match"], cap) if v.get("match") is not None else MatchRule.default(rules)
             match = MatchRule(match.kind, match.target, cap)
-        labels[str(v["label"])] = _Label(i, rules, match)
+        labels[str(v["label"])] = _Label(i, rules, match, dict(v.get("options", {})))
     return labels
 
 
@@ -376,6 +380,14 @@ class _Tournament:
             return None, (f"schedule.variant: {spec.variant!r} is not a variant of tournament {self.name!r} "
                           f"(its variants: {', '.join(sorted(self.labels))})")
         why = _rules_difference(label, rec)
+        if why and not label.pinned and label.overrides is not None:
+            # a preset whose rules a later version changed (tute-2-8's Tute from the deal): its old games
+            # play it as it was. The label's first game fixes which, and every other game must play it too
+            for past in past_presets(label.rules.name, **label.overrides):
+                if _rules_difference(label._replace(rules=past), rec) is None:
+                    label = self.labels[spec.variant] = label._replace(rules=past, pinned=True)
+                    why = None
+                    break
         if why:
             what = "stored tournament" if self.stored else "tournament"
             return None, f"rules differ from variant {spec.variant} of {what} {self.name!r}: {why}"
@@ -440,6 +452,15 @@ class _Seen:
         except (KeyError, TypeError, ValueError) as exc:
             raise ArchiveError([f"{self.store.path}: stored tournament {name!r}: its variants cannot be read "
                                 f"({type(exc).__name__}: {exc})"[:400]]) from None
+        # a label that has stored games plays their rules (a preset changed since: its games play it as
+        # it was), and every game imported into it must play them too
+        for label, spec in list(labels.items()):
+            try:
+                stored = self.store.a_record(name, spec.number)
+            except StoreError:
+                stored = None  # a damaged record: the check below names the game that does not fit
+            if stored is not None:
+                labels[label] = spec._replace(rules=stored.rules(), pinned=True)
         entrants = {str(e.get("name")) for e in row.config.get("entrants", []) if isinstance(e, dict)}
         return _Tournament(name, "stored", labels, entrants)
 
@@ -810,7 +831,9 @@ def planned_of(config: dict[str, Any], base: Path) -> int | None:
     if config.get("imported"):
         return None
     try:
-        cfg = parse_config(TournamentConfig.data_of_identity(config), source="stored config", base=base, bots=False)
+        # the name does not change the count, and a league's seasons (club/s1) are no tournament.toml name
+        identity = dict(config, name="planned")
+        cfg = parse_config(TournamentConfig.data_of_identity(identity), source="stored config", base=base, bots=False)
         return planned_games(cfg)
     except (ConfigError, KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -63,7 +63,9 @@ def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tup
 
 #: the line of a stack trace that names the error, in most languages: ``TypeError: ...`` (Node, Python),
 #: ``Exception in thread ...`` (Java), ``thread 'main' panicked at ...`` (Rust), ``panic: ...`` (Go)
-_ERROR_LINE = re.compile(r"^(([\w.$]*)?(Error|Exception)\b|Exception in thread|thread '.*' panicked|panic: )")
+#: (the name and its colon: a debug line such as "Error margin 0.25" is not an error)
+_ERROR_LINE = re.compile(r"^([\w.$]*(Error|Exception)(\s*\[[^\]]*\])?:|Exception in thread|thread '.*' panicked|"
+                         r"panic: )")
 
 
 def first_line(text: str, limit: int = 200) -> str:

@@ -580,9 +580,14 @@ def planned_games(cfg: TournamentConfig) -> int:
     return MatchMonitor(cfg).planned()
 
 
-def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
-    """Create (or, with ``new``, recreate) the tournament; refuse a changed config. True if the
-    stored tournament is already finished."""
+#: what a tournament refused on resume for other versions or rules can do (``prepare``'s ``advice``)
+RESUME_ADVICE = "finish it with the version that began it, or run with --new to start it again"
+
+
+def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False, advice: str = RESUME_ADVICE) -> bool:
+    """Create (or, with ``new``, recreate) the tournament; refuse a changed config, and a tournament
+    under way whose bots or rules are no longer those it began with (``advice``: what the caller's user
+    can do then). True if the stored tournament is already finished."""
     row = store.tournament(cfg.name)
     if row is not None and new:
         store.delete_tournament(cfg.name)
@@ -596,12 +601,12 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False) -> bool:
         raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with a different "
                        f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it")
     if row.finished is None:
-        _refuse_other_versions(cfg, store)
-        _refuse_other_rules(cfg, store)
+        _refuse_other_versions(cfg, store, advice)
+        _refuse_other_rules(cfg, store, advice)
     return row.finished is not None
 
 
-def _refuse_other_rules(cfg: TournamentConfig, store: Store) -> None:
+def _refuse_other_rules(cfg: TournamentConfig, store: Store, advice: str) -> None:
     """A config names a preset, whose rules a new version of tute-arena may have changed (a preset made
     to follow its source better): resumed, the tournament would play its later games by other rules
     than its stored ones. The first stored deal of each variant says the rules it was played by."""
@@ -614,10 +619,10 @@ def _refuse_other_rules(cfg: TournamentConfig, store: Store) -> None:
         if changed:
             raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path}: variant {vc.label!r} was played "
                            f"by other rules than its preset {vc.preset!r} has now (changed: {', '.join(changed)}): "
-                           "finish it with the version that began it, or run with --new to start it again")
+                           + advice)
 
 
-def _refuse_other_versions(cfg: TournamentConfig, store: Store) -> None:
+def _refuse_other_versions(cfg: TournamentConfig, store: Store, advice: str) -> None:
     """A tournament resumed with a bot of another version (another release of its package, a built-in
     bot of another ``revision``) would store games of two versions under one entrant, neither the games
     the old version would play nor the new: refused, in one line. A version that cannot be told ("?")
@@ -627,18 +632,20 @@ def _refuse_other_versions(cfg: TournamentConfig, store: Store) -> None:
                if e.name in was and was[e.name] != e.version and "?" not in (was[e.name], e.version)]
     if changed:
         raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with other versions of "
-                       f"{', '.join(changed)}: finish it with those, or run with --new to start it again")
+                       f"{', '.join(changed)}: {advice}")
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
                    stream: TextIO | None = None, cluster: str | None = None, started: bool = False,
-                   forfeit_missing: bool = False, limit_setting: str = TOURNAMENT_LIMIT) -> RunSummary:
+                   forfeit_missing: bool = False, limit_setting: str = TOURNAMENT_LIMIT,
+                   advice: str = RESUME_ADVICE) -> RunSummary:
     """Play (or resume) ``cfg`` into its store, on this machine's processes or on the Dask cluster
     ``cluster`` (else the config's). Raises Interrupted on Ctrl-C, RunError before a start. ``started``:
     the caller has started every entrant just now (``preflight`` or its own words for it: a league's
     season), so they are not started once more. ``forfeit_missing``: an entrant that does not start
     forfeits its games instead of refusing the run (``preflight``). ``limit_setting``: where the
-    caller's user sets the move limit, for the warning of games a bot's clock decided."""
+    caller's user sets the move limit, for the warning of games a bot's clock decided; ``advice``: what
+    that user can do with a tournament refused on resume (``prepare``)."""
     stream = stream or sys.stderr
     n_workers = workers if workers is not None else (cfg.workers or os.cpu_count() or 1)
     cluster = cluster or cfg.cluster
@@ -650,7 +657,8 @@ def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bo
     except LockFileError as exc:
         raise RunError(f"{cfg.source}: store {cfg.store}: {exc}") from None
     try:
-        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing, limit_setting)
+        return _run_locked(cfg, n_workers, new, quiet, stream, cluster, started, forfeit_missing, limit_setting,
+                           advice)
     finally:
         lock.__exit__()
 
@@ -680,7 +688,7 @@ def _cluster_executor(cfg: TournamentConfig, cluster: str, forfeit_missing: bool
 
 def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, stream: TextIO,
                 cluster: str | None = None, started: bool = False, forfeit_missing: bool = False,
-                limit_setting: str = TOURNAMENT_LIMIT) -> RunSummary:
+                limit_setting: str = TOURNAMENT_LIMIT, advice: str = RESUME_ADVICE) -> RunSummary:
     summary = RunSummary(cfg.name)
     fresh = not cfg.store.exists()
     remote: Any = None
@@ -703,7 +711,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 preflight(cfg, forfeit_missing, stream)
             if cluster is not None and remote is None:
                 remote = _cluster_executor(cfg, cluster, forfeit_missing, stream)
-        if prepare(cfg, store, new=new):
+        if prepare(cfg, store, new=new, advice=advice):
             summary.already_finished = True
             if not kept(store.db, cfg.name):  # a store from before tallies or of another count: fold it once, keep it
                 Watermark(cfg, store).settle()

@@ -529,10 +529,14 @@ class Store:
         if row is None:
             return None
         data = self._json(_text(tournament, row[0], self.path), f"tournament {tournament!r}: a record")
-        if is_match_json(data):
-            deals = MatchRecord.from_json(data).deals
-            return deals[0] if deals else None
-        return GameRecord.from_json(data)
+        try:
+            if is_match_json(data):
+                deals = MatchRecord.from_json(data).deals
+                return deals[0] if deals else None
+            return GameRecord.from_json(data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise StoreError(f"{self.path}: tournament {tournament!r}: a stored record is not a record "
+                             f"({type(exc).__name__}: {str(exc)[:200]}); the store is damaged") from None
 
     def record(self, game_id: str) -> GameRecord:
         """The record of a deal: a stored game, or deal ``K`` of a stored match as ``MATCH_ID/dK``."""
