@@ -687,11 +687,11 @@ def check_bot(bot: str | tuple[str, ...], cwd: str | None = None) -> str:
     spec = resolve_spec(list(bot) if isinstance(bot, tuple) else bot, cwd=cwd)
     if spec.kind == "module":
         load_class(bot if isinstance(bot, str) else "")
-    version = f"{spec.origin} {spec.version}".strip()
     if spec.kind == "entrypoint" and spec.origin == TRUSTED_DISTRIBUTION:
-        # the built-in bots say when their play changed (``revision``): the distribution's version
-        # does not change with them, and a resumed tournament must not mix two versions' games
+        # the built-in bots say when their play changed (``revision``, held to their play by
+        # tests/test_bot_revisions.py): a resumed tournament must not mix two versions' games, and a
+        # release of tute-arena that leaves them playing alike must not stop it either
         revision = getattr(load_class(str(spec.target)), "revision", None)
         if revision is not None:
-            version += f" r{revision}"
-    return version
+            return f"{spec.origin} r{revision}"
+    return f"{spec.origin} {spec.version}".strip()
