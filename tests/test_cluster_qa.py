@@ -290,19 +290,8 @@ def test_a_match_on_a_cluster_stores_what_a_local_match_stores(tmp_path: Path) -
     assert games_1 == games_c and board_1 == board_c
 
 
-PROTOCOL_BOT = """import json, random, sys
-rng = random.Random(0)
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "hello":
-        print(json.dumps({"type": "hello", "name": "joiner-qa"}), flush=True)
-    elif m["type"] == "new_game":
-        rng = random.Random(m["seed"])
-    elif m["type"] == "act":
-        print(json.dumps({"action": rng.choice(m["legal"]), "request": m["request"]}), flush=True)
-    elif m["type"] == "quit":
-        break
-"""
+#: a protocol bot of the standard library only (the one docs/protocol.md shows)
+PROTOCOL_BOT = (TESTS.parent / "examples" / "random_bot.py").read_text()
 
 
 def test_a_worker_that_joins_and_cannot_start_an_entrant_stops_the_run(tmp_path: Path) -> None:

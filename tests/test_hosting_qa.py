@@ -372,22 +372,29 @@ def test_a_line_printed_between_deals_forfeits_the_next_deal_its_process_plays(t
 
 
 
-def test_a_bot_that_exits_between_deals_is_judged_the_same_however_soon_the_next_deal_starts(tmp_path: Path) -> None:
-    path = bot(tmp_path, "quits.py", over="sys.exit(0)")
+def _forfeits_with_pauses(path: Path, deals: int = 4) -> list[list[Any]]:
+    """The forfeits of ``deals`` deals of a command bot against random, played back to back and again
+    with half a second between deals: what a bot's end between deals costs, however soon the next
+    deal comes."""
     v = get_variant("tute-2")
     outcomes = []
     for pause in (0.0, 0.5):
         player = make_player([PY, str(path)], time_limit_ms=1000)
-        forfeits = []
+        forfeits: list[Any] = []
         try:
-            for g in range(4):
+            for g in range(deals):
                 rec = play_game(v, shuffled_deck(v, g), g % 2, [player, make_player("random")], seed=g)
-                forfeits.append(rec.result.forfeit.reason if rec.result.forfeit else None)
+                forfeits.append(rec.result.forfeit)
                 time.sleep(pause)
         finally:
             player.close()
         outcomes.append(forfeits)
-    assert outcomes[0] == outcomes[1], outcomes
+    return outcomes
+
+
+def test_a_bot_that_exits_between_deals_is_judged_the_same_however_soon_the_next_deal_starts(tmp_path: Path) -> None:
+    quick, slow = _forfeits_with_pauses(bot(tmp_path, "quits.py", over="sys.exit(0)"))
+    assert [f and f.reason for f in quick] == [f and f.reason for f in slow], (quick, slow)
 
 
 def test_a_bot_that_crashes_between_deals_forfeits_the_next_however_soon_it_starts(tmp_path: Path) -> None:
@@ -395,24 +402,11 @@ def test_a_bot_that_crashes_between_deals_forfeits_the_next_however_soon_it_star
     started again silently and the deal played; found gone a moment later, the deal was a crash forfeit
     "while its move answer was awaited". Now the next deal is its crash either way, said as after the
     last deal's game_over (a JavaScript author's QA pass met it as a flaky forfeit)."""
-    path = bot(tmp_path, "crashes.py", over="sys.exit(1)")
-    v = get_variant("tute-2")
-    outcomes = []
-    for pause in (0.0, 0.5):
-        player = make_player([PY, str(path)], time_limit_ms=1000)
-        forfeits = []
-        try:
-            for g in range(4):
-                rec = play_game(v, shuffled_deck(v, g), g % 2, [player, make_player("random")], seed=g)
-                f = rec.result.forfeit
-                forfeits.append(f.reason if f else None)
-                if f is not None:
-                    assert "status 1" in f.detail and "after the last deal's game_over" in f.detail, f.detail
-                time.sleep(pause)
-        finally:
-            player.close()
-        outcomes.append(forfeits)
-    assert outcomes[0] == outcomes[1] == [None, "crash", None, "crash"], outcomes
+    quick, slow = _forfeits_with_pauses(bot(tmp_path, "crashes.py", over="sys.exit(1)"))
+    for forfeits in (quick, slow):
+        assert [f and f.reason for f in forfeits] == [None, "crash", None, "crash"], forfeits
+        for f in forfeits[1::2]:
+            assert "status 1" in f.detail and "after the last deal's game_over" in f.detail, f.detail
 
 
 def test_a_bot_that_floods_blank_lines_times_out(tmp_path: Path) -> None:
