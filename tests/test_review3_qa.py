@@ -18,22 +18,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from league_util import write_config, write_league  # noqa: E402
+from league_util import tute as _cli, write_config, write_league  # noqa: E402
 
 PY = sys.executable
-
-
-def _cli(capsys: Any, *args: str) -> tuple[int, str, str]:
-    """``tute ARGS`` in this process: exit code, stdout, stderr."""
-    from leagues.cli import main
-
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _interrupt(store: Path, tournament: str | None = None, *, deal: int = 1) -> None:
@@ -299,25 +286,7 @@ def test_node_error_with_a_code_is_found() -> None:
 
 
 # ------------------------------------------------------------------------------ a crash between deals
-#: a protocol bot that plays at random and crashes (status 1) in its game_over handler
-CRASHES_AFTER_GAME_OVER = textwrap.dedent("""\
-    import json, random, sys
-    out = sys.stdout.buffer
-    def send(m):
-        out.write(json.dumps(m).encode() + b"\\n"); out.flush()
-    send({"type": "hello", "name": "qa"})
-    rng = random.Random(0)
-    for raw in sys.stdin.buffer:
-        m = json.loads(raw)
-        if m["type"] == "new_game":
-            rng = random.Random(m["seed"])
-        elif m["type"] == "act":
-            send({"action": rng.choice(m["legal"])})
-        elif m["type"] == "game_over":
-            sys.exit(1)
-        elif m["type"] == "quit":
-            break
-    """)
+from test_review2_qa import CRASHES_AFTER_GAME_OVER  # noqa: E402  (a protocol bot that crashes in game_over)
 
 
 def test_a_crash_found_at_a_sat_out_deal_is_the_next_played_deals_forfeit(tmp_path: Path) -> None:
