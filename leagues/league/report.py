@@ -78,7 +78,7 @@ td.h2h{font-variant-numeric:tabular-nums}td.h2h a{color:#1d2330}
 figure{margin:8px 0}figcaption{color:#595959;margin-bottom:4px}
 #rating-chart{width:100%;min-width:520px;max-width:760px}
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px}
-.legend .swatch{display:inline-block;width:22px;height:0;border-top:3px solid;vertical-align:middle;margin-right:4px}
+.legend .swatch{display:inline-block;vertical-align:middle;margin-right:4px}
 code{background:#eef0f3;padding:1px 4px;border-radius:3px;color:#1d2330}
 a{color:#0b4f8a}
 """
@@ -329,12 +329,15 @@ def rating_chart(histories: dict[str, list[HistoryRow]], seasons: int, names: Se
                      f'fill="#1d2330">s{s}</text>')
     legend = []
     for i, n in enumerate(drawn):
-        # each line its own dash as well as its colour: never told apart by colour alone
-        colour, dash = PALETTE[i % len(PALETTE)], DASHES[i % len(DASHES)]
+        # each line its own dash as well as its colour (never told apart by colour alone), and the dash
+        # still turning when the colours come round again
+        colour, dash = PALETTE[i % len(PALETTE)], DASHES[(i + i // len(PALETTE)) % len(DASHES)]
         parts += _chart_entrant(n, histories[n], colour, dash, x, y)
         tag = f" {_withdrawn_tag()}" if n in gone else ""
-        style = f'border-color:{colour};border-top-style:{"dashed" if dash else "solid"}'
-        legend.append(f'<li><span class="swatch" style="{style}"></span>{_name(n)}{tag}</li>')
+        # the legend draws the line itself, its dash as on the chart
+        swatch = (f'<svg class="swatch" width="22" height="6" aria-hidden="true"><line x1="0" y1="3" x2="22" y2="3" '
+                  f'stroke="{colour}" stroke-width="3" stroke-dasharray="{dash}"/></svg>')
+        legend.append(f'<li>{swatch}{_name(n)}{tag}</li>')
     parts.append("</svg>")
     return f'<div class="scroll">{"".join(parts)}</div><ul class="legend">{"".join(legend)}</ul>'
 

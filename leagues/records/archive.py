@@ -388,6 +388,8 @@ class _Tournament:
                     label = self.labels[spec.variant] = label._replace(rules=past, pinned=True)
                     why = None
                     break
+        elif not why and not label.pinned:  # today's rules, fixed for the label's other games too
+            label = self.labels[spec.variant] = label._replace(pinned=True)
         if why:
             what = "stored tournament" if self.stored else "tournament"
             return None, f"rules differ from variant {spec.variant} of {what} {self.name!r}: {why}"

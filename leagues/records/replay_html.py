@@ -143,8 +143,10 @@ function seatBox(fr, h, s){
   if (fr.mover === s) { box.classList.add("onmove"); label.append(el("span", {class:"badge"}, UI.to_move)); }
   if (fr.losers && fr.losers.includes(s)) { box.classList.add("loser"); label.append(el("span", {class:"badge lose"}, UI.loser)); }
   const cards = h === null ? Array(fr.hand_sizes[s]).fill(null) : h;
+  const count = h === null ? fr.hand_sizes[s] : h.length;
   const hand = el("div", {class:"cards", role:"group", "aria-label": who(s) + ": " + (h === null
-      ? UI.hidden_cards.replace("{n}", fr.hand_sizes[s]) : h.length + " " + UI.cards)},
+      ? (count === 1 ? UI.hidden_card_one : UI.hidden_cards.replace("{n}", count))
+      : count + " " + (count === 1 ? UI.card_one : UI.cards))},
       ...cards.map(x => card(x, fr.trump_suit)));
   box.setAttribute("role", "group");
   box.setAttribute("aria-label", who(s));
@@ -159,7 +161,9 @@ function drawTricks(fr){
     // the number is a button once the trick is done, so the keyboard can jump there too
     const number = done ? el("button", {type: "button", "aria-label": UI.trick + " " + t.number}, String(t.number))
                         : String(t.number);
-    if (done) number.onclick = e => { e.stopPropagation(); jump(); };
+    // the rows are drawn anew: the focus goes back to this trick's button, not to the page
+    if (done) number.onclick = e => { e.stopPropagation(); jump();
+      const again = document.querySelector(`tr[data-trick="${t.number}"] button`); if (again) again.focus(); };
     const tr = el("tr", {class: (done ? "done" : "future") + (current ? " now" : ""), "data-trick": t.number},
       el("td", {}, number), el("td", {}, who(t.leader)),
       el("td", {}, done ? t.cards.map(x => x[1]).join(" ") : ""),

@@ -77,7 +77,8 @@ _EN = {
            "hidden": "hidden card", "view_of": "as seen by", "none": "none yet", "declarer": "declarer",
            "bid": "bid", "frame": "step", "home": "Home", "end": "End", "cards": "cards",
            "hands": "hands", "table": "table", "events": "what happened", "of": "of", "is_trump": "trump",
-           "hidden_cards": "{n} hidden cards", "replay": "replay",
+           "hidden_cards": "{n} hidden cards", "hidden_card_one": "1 hidden card", "card_one": "card",
+           "replay": "replay",
            "face_1": "ace", "face_10": "jack", "face_11": "knight", "face_12": "king",
            "noscript": "This replay steps through the deal with JavaScript, which is off here: turn it on to "
                        "see the deal (tute replay without --html shows it as text)."},
@@ -143,7 +144,8 @@ _ES = {
            "hidden": "carta oculta", "view_of": "vista por", "none": "ninguno todavía", "declarer": "declara",
            "bid": "puja", "frame": "paso", "home": "Inicio", "end": "Fin", "cards": "cartas",
            "hands": "manos", "table": "mesa", "events": "qué pasó", "of": "de", "is_trump": "triunfo",
-           "hidden_cards": "{n} cartas ocultas", "replay": "repetición",
+           "hidden_cards": "{n} cartas ocultas", "hidden_card_one": "1 carta oculta", "card_one": "carta",
+           "replay": "repetición",
            "face_1": "as", "face_10": "sota", "face_11": "caballo", "face_12": "rey",
            "noscript": "Esta repetición recorre la mano con JavaScript, que aquí está desactivado: actívelo "
                        "para ver la mano (tute replay sin --html la muestra como texto)."},

@@ -18,6 +18,7 @@ import collections
 import gc
 import itertools
 import json
+import re
 import logging
 import logging.handlers
 import multiprocessing
@@ -51,7 +52,7 @@ from leagues.tournament.schedule import (GameSpec, round_games, round_robin_roun
                                          side_seats, swiss_round, unit_scores)
 from leagues.tournament.store import ROW_RESULT, EntrantRow, Store, StoreError, StoreWriteError, game_row
 from leagues.tournament.tally import kept
-from leagues.tournament.watermark import Watermark
+from leagues.tournament.watermark import RESUME_ADVICE, Watermark
 
 log = logging.getLogger("leagues.tournament.runner")
 #: a Swiss round's score for a unit that played no card in it: a bye, or the dealer who sat out every
@@ -580,10 +581,6 @@ def planned_games(cfg: TournamentConfig) -> int:
     return MatchMonitor(cfg).planned()
 
 
-#: what a tournament refused on resume for other versions or rules can do (``prepare``'s ``advice``)
-RESUME_ADVICE = "finish it with the version that began it, or run with --new to start it again"
-
-
 def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False, advice: str = RESUME_ADVICE) -> bool:
     """Create (or, with ``new``, recreate) the tournament; refuse a changed config, and a tournament
     under way whose bots or rules are no longer those it began with (``advice``: what the caller's user
@@ -629,10 +626,17 @@ def _refuse_other_versions(cfg: TournamentConfig, store: Store, advice: str) -> 
     is not compared."""
     was = {e.name: e.version for e in store.entrants(cfg.name)}
     changed = [f"{e.name!r} ({was[e.name] or 'no version'} then, {e.version} now)" for e in _entrant_rows(cfg)
-               if e.name in was and was[e.name] != e.version and "?" not in (was[e.name], e.version)]
+               if e.name in was and _plays_as(was[e.name]) != _plays_as(e.version) and "?" not in (was[e.name], e.version)]
     if changed:
         raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with other versions of "
                        f"{', '.join(changed)}: {advice}")
+
+
+def _plays_as(version: str) -> str:
+    """What of an entrant's recorded version says how it plays: a built-in bot's revision alone (for a
+    while it was recorded with the release too, 'tute-arena 0.1.0 r1'), anything else as it is."""
+    found = re.fullmatch(r"tute-arena (?:\S+ )?(r\d+)", version)
+    return f"tute-arena {found.group(1)}" if found else version
 
 
 def run_tournament(cfg: TournamentConfig, *, workers: int | None = None, new: bool = False, quiet: bool = False,
@@ -732,7 +736,7 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
             clock = time.perf_counter()  # games/s counts the playing, not the start of the workers
             stored = store.stored_seats(cfg.name)
             show = not quiet and redraw(stream)
-            mark = Watermark(cfg, store)
+            mark = Watermark(cfg, store, advice)
             if cfg.format == "round-robin":
                 _run_round_robin(cfg, store, executor, stored, summary, show, stream, mark)
             elif cfg.format == "swiss":

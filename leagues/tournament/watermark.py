@@ -31,12 +31,19 @@ def row_of(row: Sequence[Any]) -> GameRow:
                    GameResult.from_json(json.loads(row[ROW_RESULT])))
 
 
+#: what a tournament refused on resume (other versions, rules or pairings than it began with) can do;
+#: a league's seasons say their own (``run_tournament``'s ``advice``)
+RESUME_ADVICE = "finish it with the version that began it, or run with --new to start it again"
+
+
 class Watermark:
     """The tally of one tournament being played, and the games waiting to be folded into it."""
 
-    def __init__(self, cfg: TournamentConfig, store: Store) -> None:
+    def __init__(self, cfg: TournamentConfig, store: Store, advice: str = RESUME_ADVICE) -> None:
         teams = {v.label: [tuple(t) for t in v.variant.teams] for v in cfg.variants}
         self.store = store
+        #: what the user can do with a tournament its schedule no longer fits (a league has no --new)
+        self.advice = advice
         self.name = cfg.name
         self.duplicate = cfg.duplicate
         priors = {scope: dict(ps) for scope, ps in cfg.priors.items()}
@@ -81,7 +88,7 @@ class Watermark:
                        f"game {other} is stored, but {now} in that deal as {spec.id}")
                 raise StoreError(
                     f"{self.store.path}: {was}: this tournament was begun by a tute-arena that paired it "
-                    "differently; finish it with that version, or start it again with --new")
+                    f"differently; {self.advice}")
             if mark is not None and spec.order <= mark:
                 continue
             self.queue.append(spec.id)
