@@ -16,20 +16,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from league_util import write_config, write_league  # noqa: E402
-
-
-def _cli(capsys: Any, *args: str) -> tuple[int, str, str]:
-    """``tute ARGS`` in this process: exit code, stdout, stderr."""
-    from leagues.cli import main
-
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from league_util import tute as _cli, write_config, write_league  # noqa: E402
 
 
 def _interrupt(store: Path, *, deal: int = 1) -> None:
