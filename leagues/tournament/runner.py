@@ -626,7 +626,8 @@ def _refuse_other_versions(cfg: TournamentConfig, store: Store, advice: str) -> 
     is not compared."""
     was = {e.name: e.version for e in store.entrants(cfg.name)}
     changed = [f"{e.name!r} ({was[e.name] or 'no version'} then, {e.version} now)" for e in _entrant_rows(cfg)
-               if e.name in was and _plays_as(was[e.name]) != _plays_as(e.version) and "?" not in (was[e.name], e.version)]
+               if e.name in was and _plays_as(was[e.name]) != _plays_as(e.version)
+               and "?" not in (was[e.name], e.version)]
     if changed:
         raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with other versions of "
                        f"{', '.join(changed)}: {advice}")
