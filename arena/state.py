@@ -25,7 +25,7 @@ from . import actions as A
 from . import rules as R
 from .cards import BIT, HIGHER, NAMES, NO_CARD, NO_SUIT, SUIT, SUIT_MASK, SUITS, deck as deck_cards
 from .result import Forfeit, GameResult, competition_ranks
-from .rules import BEATS, ELEVENS, STRICT, Rules
+from .rules import BEATS, ELEVENS, Rules
 from .variants import Variant
 from .public import PHASES, STATE_ATTRS, compile_assigner
 from .view import PlayerView

@@ -84,6 +84,21 @@ def tute(capsys: Any, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def league_after_a_season(tmp_path: Path) -> tuple[Path, Path]:
+    """A league ``club`` in ``tmp_path/club`` of three random entrants (r0, r1, r2, seeded 0 to 2) that
+    has played its first season on one worker: its league.toml and its store."""
+    from leagues.league.league import League
+
+    folder = tmp_path / "club"
+    folder.mkdir()
+    path = write_league(folder, "club")
+    with League.open(path) as lg:
+        for i in range(3):
+            lg.submit(f"r{i}", "random", params={"seed": i})
+        lg.play_season(workers=1, quiet=True)
+    return path, folder / "league.sqlite"
+
+
 def stored_games(store: Path) -> int:
     """Games in a store another process is writing: 0 while the file, or its tables, do not exist yet,
     or while it is locked."""

@@ -193,6 +193,17 @@ def test_a_scheduler_without_tute_arena_is_refused_before_play(tmp_path: Path) -
     assert stored_games(tmp_path / "store.sqlite") == 0
 
 
+def running_on(scheduler: Scheduler, folder: Path, games: int) -> subprocess.Popen[str]:
+    """``tute run`` of ``folder``'s config on a worker of ``scheduler`` started now, once it has stored
+    more than ``games`` games and is still playing."""
+    scheduler.worker()
+    run = subprocess.Popen([TUTE, "run", "--quiet", "--cluster", scheduler.address], cwd=folder,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_games(folder / "store.sqlite", games, run)
+    assert run.poll() is None, "the run ended before the test could act on it"
+    return run
+
+
 def test_a_lost_scheduler_is_one_line_and_the_run_resumes_to_the_same_games(tmp_path: Path) -> None:
     """The scheduler killed mid-run: a traceback (FutureCancelledError) and Dask's ERROR line; now one
     line, exit 2, and running again (here locally) stores what an uninterrupted run stores."""
@@ -203,11 +214,7 @@ def test_a_lost_scheduler_is_one_line_and_the_run_resumes_to_the_same_games(tmp_
     assert tute(ref, "run", "--quiet", "-j", "1").returncode == 0
     scheduler = Scheduler(folder)
     try:
-        scheduler.worker()
-        run = subprocess.Popen([TUTE, "run", "--quiet", "--cluster", scheduler.address], cwd=folder,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_games(folder / "store.sqlite", 200, run)
-        assert run.poll() is None, "killed while it plays"
+        run = running_on(scheduler, folder, 200)
         stop(scheduler.proc)
         out, err = run.communicate(timeout=60)
     finally:
@@ -310,11 +317,7 @@ def test_a_worker_that_joins_and_cannot_start_an_entrant_stops_the_run(tmp_path:
     assert tute(ref, "run", "--quiet", "-j", "1").returncode == 0
     scheduler = Scheduler(folder)
     try:
-        scheduler.worker()
-        run = subprocess.Popen([TUTE, "run", "--quiet", "--cluster", scheduler.address], cwd=folder,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        wait_for_games(folder / "store.sqlite", 100, run)
-        assert run.poll() is None, "the joiner arrives while the run plays"
+        run = running_on(scheduler, folder, 100)
         scheduler.worker(env={**os.environ, "QA_NO_BOT": "1"})
         stop(scheduler.workers[0])
         out, err = run.communicate(timeout=120)

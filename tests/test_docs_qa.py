@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import click
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

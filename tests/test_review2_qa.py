@@ -7,13 +7,10 @@ import textwrap
 import time
 from importlib import metadata
 from pathlib import Path
-from types import SimpleNamespace
 
-import pytest
 
 from arena import get_variant, play_game, replay, shuffled_deck
 from arena.hosting import make_player
-from leagues.league.config import load_league
 from leagues.league.league import League, init_league
 from leagues.tournament.forfeits import first_line
 

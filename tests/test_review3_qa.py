@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from league_util import tute as _cli, write_config, write_league  # noqa: E402
+from league_util import tute as _cli, write_config, league_after_a_season  # noqa: E402
 
 PY = sys.executable
 
@@ -72,18 +71,10 @@ def test_an_old_interrupted_league_season_exports_and_imports_unfinished(tmp_pat
     header has no ``planned``, and the import counts its games as its plan: finished. (A league store
     from before plans were recorded, e.g. tests/data/upgrade/58e0914-league.sqlite.gz, has no plans
     row for its seasons.)"""
-    from leagues.league.league import League
     from leagues.records.archive import export_lines, import_records
     from leagues.tournament.store import Store
 
-    folder = tmp_path / "club"
-    folder.mkdir()
-    path = write_league(folder, "club")
-    with League.open(path) as lg:
-        for i in range(3):
-            lg.submit(f"r{i}", "random", params={"seed": i})
-        lg.play_season(workers=1, quiet=True)
-    store_path = folder / "league.sqlite"
+    path, store_path = league_after_a_season(tmp_path)
     _interrupt(store_path, "club/s1")
     con = sqlite3.connect(store_path)
     con.execute("DELETE FROM plans")  # as a store from before plans were recorded
@@ -154,16 +145,7 @@ def test_a_league_season_refused_for_other_versions_says_what_a_league_can_do(tm
     again, its bots' files unchanged: the league's own check, the files' hash, passes) is refused by
     ``prepare`` in the runner's words: 'finish it with those, or run with --new to start it again'.
     ``tute league season`` takes no --new (and a league's season cannot be started again that way)."""
-    from leagues.league.league import League
-
-    folder = tmp_path / "club"
-    folder.mkdir()
-    path = write_league(folder, "club")
-    with League.open(path) as lg:
-        for i in range(3):
-            lg.submit(f"r{i}", "random", params={"seed": i})
-        lg.play_season(workers=1, quiet=True)
-    store = folder / "league.sqlite"
+    path, store = league_after_a_season(tmp_path)
     _interrupt(store)
     con = sqlite3.connect(store)
     con.execute("UPDATE league_seasons SET finished = NULL")

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from league_util import tute as _cli, write_config, write_league  # noqa: E402
+from league_util import tute as _cli, write_config, league_after_a_season  # noqa: E402
 
 
 def _interrupt(store: Path, *, deal: int = 1) -> None:
@@ -32,21 +32,11 @@ def _interrupt(store: Path, *, deal: int = 1) -> None:
 def _two_tute_2_8_exports(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
     """Exports of tournament 't' (tute-2-8, 2 deals): one played by the preset as it was (a Tute from the
     deal), one by today's preset."""
-    from arena import variants
     from leagues.records.archive import export_lines
-    from leagues.tournament.config import load_config
-    from leagues.tournament.runner import run_tournament
     from leagues.tournament.store import Store
+    from test_upgrade_qa import old_and_new_tute_2_8
 
-    old, new = tmp_path / "old", tmp_path / "new"
-    for folder in (old, new):
-        folder.mkdir()
-        write_config(folder, deals=2, variants=[{"name": "tute-2-8"}],
-                     entrants=[{"name": "a", "bot": "random", "params": {"seed": 1}}, {"name": "b", "bot": "greedy"}])
-    with monkeypatch.context() as m:
-        m.setitem(variants.VARIANTS, "tute-2-8", variants.VARIANTS["tute-2-8"].replace(tute_from_deal=True))
-        run_tournament(load_config(old / "tournament.toml"), workers=1, quiet=True)
-    run_tournament(load_config(new / "tournament.toml"), workers=1, quiet=True)
+    old, new = old_and_new_tute_2_8(tmp_path, monkeypatch)
     out = []
     for folder in (old, new):
         with Store(folder / "store.sqlite") as store:
@@ -112,16 +102,7 @@ def test_a_league_season_paired_otherwise_says_what_a_league_can_do(tmp_path: Pa
     """6326904 threads ``advice`` through ``run_tournament`` so that a league's season is never told to
     use --new; the watermark's refusal of a season whose stored games the schedule seats otherwise
     (``Watermark.schedule``) still ends 'or start it again with --new'."""
-    from leagues.league.league import League
-
-    folder = tmp_path / "club"
-    folder.mkdir()
-    path = write_league(folder, "club")
-    with League.open(path) as lg:
-        for i in range(3):
-            lg.submit(f"r{i}", "random", params={"seed": i})
-        lg.play_season(workers=1, quiet=True)
-    store = folder / "league.sqlite"
+    path, store = league_after_a_season(tmp_path)
     _interrupt(store)
     con = sqlite3.connect(store)
     con.execute("UPDATE league_seasons SET finished = NULL")

@@ -383,16 +383,13 @@ def test_a_preset_whose_rules_changed_is_not_resumed_by_the_new_rules(tmp_path: 
     con.close()
 
 
-def test_old_preset_games_import_alone_but_never_into_new_preset_games(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """tute-2-8's games from before its change (a Tute from the deal) still import into a new store
-    (``arena.variants.PRESET_HISTORY``: the preset as it was), but not into a stored tournament whose
-    games play today's rules: one label, one set of rules."""
+def old_and_new_tute_2_8(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """Folders ``old`` and ``new``, each a tournament 't' of tute-2-8 (2 deals, random against greedy)
+    played and stored: ``old`` by the preset as it was before 2026-12-07 (a Tute from the deal),
+    ``new`` by today's."""
     from arena import variants
-    from leagues.records.archive import ArchiveError, export_lines, import_records
     from leagues.tournament.config import load_config
     from leagues.tournament.runner import run_tournament
-    from leagues.tournament.store import Store
 
     sys.path.insert(0, str(Path(__file__).parent))
     from league_util import write_config
@@ -406,6 +403,18 @@ def test_old_preset_games_import_alone_but_never_into_new_preset_games(tmp_path:
         m.setitem(variants.VARIANTS, "tute-2-8", variants.VARIANTS["tute-2-8"].replace(tute_from_deal=True))
         run_tournament(load_config(old / "tournament.toml"), workers=1, quiet=True)
     run_tournament(load_config(new / "tournament.toml"), workers=1, quiet=True)
+    return old, new
+
+
+def test_old_preset_games_import_alone_but_never_into_new_preset_games(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """tute-2-8's games from before its change (a Tute from the deal) still import into a new store
+    (``arena.variants.PRESET_HISTORY``: the preset as it was), but not into a stored tournament whose
+    games play today's rules: one label, one set of rules."""
+    from leagues.records.archive import ArchiveError, export_lines, import_records
+    from leagues.tournament.store import Store
+
+    old, new = old_and_new_tute_2_8(tmp_path, monkeypatch)
     with Store(old / "store.sqlite") as store:
         lines = list(export_lines(store, "t"))
     (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
