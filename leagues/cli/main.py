@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 import signal
 import sqlite3
 import sys
@@ -44,14 +45,36 @@ class ReaderGone(Exception):
     """The reader of stdout closed it (``tute export | head``): not an error of the command."""
 
 
+def stdout_gone() -> bool:
+    """Whether stdout's reader has closed it. A broken pipe is a quiet end only when it is stdout's:
+    one to a worker process or a bot is a failure, and once ended a run with status 0 and no word."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # not a file (a test's capture): it cannot break
+        return False
+    poll = select.poll()
+    poll.register(fd, select.POLLOUT)
+    # a pipe whose reader closed polls as POLLERR, a socket as POLLHUP; a file or a terminal as neither
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
+
+
+class PipeBroken(RuntimeError):
+    """A broken pipe that is not stdout's: a failure, said with its traceback."""
+
+    def __init__(self) -> None:
+        super().__init__("a pipe to another process broke (not stdout's): a bug of tute-arena")
+
+
 class TuteGroup(click.Group):
     """Turns a closed stdout, whichever command writes it, into ``ReaderGone`` for ``main`` (click would
-    otherwise end the command with status 1)."""
+    otherwise end the command with status 1). Any other broken pipe goes on up: it is a failure."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except BrokenPipeError:
+        except BrokenPipeError as exc:
+            if not stdout_gone():  # not click's to end quietly with status 1: its traceback is the report
+                raise PipeBroken() from exc
             raise ReaderGone() from None
 
 
@@ -464,7 +487,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         click.echo(f"tute: error: {where}cannot read the store: {exc} (a damaged file? tute verify reads every game)",
                    err=True)
         sys.exit(2)
-    except (BrokenPipeError, ReaderGone):
+    except (BrokenPipeError, ReaderGone) as exc:
+        if isinstance(exc, BrokenPipeError) and not stdout_gone():
+            raise PipeBroken() from exc
         # the reader stopped reading (tute export | head): end quietly with status 0, and keep the
         # interpreter's own flush of stdout at exit from failing again on the closed pipe
         try:

@@ -254,11 +254,21 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
     sent = given = 0
     done = False
 
+    def died(w: int) -> WorkerDied:
+        """Worker ``w`` gone, found by reading its answer or by sending it a range."""
+        a, b = ranges[pending[w][0]] if pending[w] else (0, 0)
+        what = f" while playing deal {a + 1}" if b == a + 1 else f" while playing deals {a + 1}-{b}" if b else ""
+        return WorkerDied(f"worker process {w + 1} {_death(procs[w])}{what} (a bot may have ended it: os._exit "
+                          "in an in-process bot, or a signal)")
+
     def feed(w: int) -> None:
         nonlocal sent
         # at most a few ranges ahead of the first one not given yet: a slow range holds little in memory
         while len(pending[w]) < 2 and sent < len(ranges) and sent - given < 4 * workers:
-            conns[w].send(ranges[sent])
+            try:
+                conns[w].send(ranges[sent])
+            except OSError:  # its end of the pipe is closed: it died since its last answer
+                raise died(w) from None
             pending[w].append(sent)
             sent += 1
 
@@ -284,15 +294,13 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
             for w in busy:
                 if conns[w] not in ready and procs[w].sentinel not in ready:
                     continue
-                a, b = ranges[pending[w][0]]
-                what = f"deal {a + 1}" if b == a + 1 else f"deals {a + 1}-{b}"
                 try:
                     kind, value = conns[w].recv()
                 except (EOFError, OSError):
-                    raise WorkerDied(f"worker process {w + 1} {_death(procs[w])} while playing {what} "
-                                     "(a bot may have ended it: os._exit in an in-process bot, or a "
-                                     "signal)") from None
+                    raise died(w) from None
                 if kind == "error":
+                    a, b = ranges[pending[w][0]]
+                    what = f"deal {a + 1}" if b == a + 1 else f"deals {a + 1}-{b}"
                     raise WorkerDied(f"worker process {w + 1} failed while playing {what}: {value}"[:600])
                 finished[pending[w].popleft()] = value
         done = True

@@ -398,7 +398,10 @@ class Executor:
                 if not batch_specs:
                     more = False
                     return
-                self.conns[w].send(batch_specs)
+                try:
+                    self.conns[w].send(batch_specs)
+                except OSError:  # its end of the pipe is closed: it died since its last answer
+                    raise self.died(w) from None
                 self.pending[w].append(batch_specs)
                 queued[w] += 1
                 sent += len(batch_specs)
@@ -414,9 +417,7 @@ class Executor:
                 try:
                     answer = self.conns[w].recv()
                 except (EOFError, OSError):
-                    text = f"a worker process died{self.in_flight(w)} (a bot killed it, or crashed it playing in-process)"
-                    log.error("%s", text)
-                    raise RunError(f"{text}; the finished games are stored: run again to resume") from None
+                    raise self.died(w) from None
                 if isinstance(answer, str):
                     raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
                 self.pending[w].popleft()
@@ -424,6 +425,12 @@ class Executor:
                 feed(w)
                 self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
                 yield answer
+
+    def died(self, w: int) -> RunError:
+        """The error of worker ``w``'s death, found by reading its answer or by sending it a batch."""
+        text = f"a worker process died{self.in_flight(w)} (a bot killed it, or crashed it playing in-process)"
+        log.error("%s", text)
+        return RunError(f"{text}; the finished games are stored: run again to resume")
 
     def in_flight(self, w: int) -> str:
         """`` while playing ID (seats A, B)``: the game worker ``w`` was playing, as far as it said."""
