@@ -52,6 +52,8 @@ def stdout_gone() -> bool:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, OSError):  # not a file (a test's capture): it cannot break
         return False
+    if not hasattr(select, "poll"):  # cannot tell (Windows): as before, every broken pipe is stdout's
+        return True
     poll = select.poll()
     poll.register(fd, select.POLLOUT)
     # a pipe whose reader closed polls as POLLERR, a socket as POLLHUP; a file or a terminal as neither
