@@ -211,3 +211,32 @@ def test_a_module_in_the_current_folder_is_found_by_no_command(tmp_path: Path) -
         found = subprocess.run(cmd + args, cwd=tmp_path, env={**env, "PYTHONPATH": "."}, capture_output=True,
                                text=True, timeout=120)
         assert found.returncode == 0, (args, found.stderr)
+
+
+STARTS_COUNTED = """
+import json, os, random, sys
+with open(os.environ["STARTS_FILE"], "a") as fh:
+    fh.write("start\\n")
+print(json.dumps({"type": "hello", "name": "counted"}), flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "act":
+        print(json.dumps({"action": random.choice(m["legal"])}), flush=True)
+    elif m["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.parametrize("workers, starts", [("1", 1), ("2", 3)])
+def test_play_starts_a_command_bot_once_a_process(tmp_path: Path, workers: str, starts: int) -> None:
+    """The start check's players play the deals with one worker (a bot slow to start, a JVM, was
+    started twice); with two, each worker starts its own after the check."""
+    import os
+
+    (tmp_path / "bot.py").write_text(STARTS_COUNTED)
+    count = tmp_path / "starts"
+    out = subprocess.run([sys.executable, "-m", "leagues", "play", "tute-2", f"{sys.executable} {tmp_path / 'bot.py'}",
+                          "random", "-n", "6", "-j", workers, "--log", str(tmp_path / "p.log")],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "STARTS_FILE": str(count)})
+    assert out.returncode == 0, out.stderr
+    assert count.read_text().count("start") == starts

@@ -216,18 +216,21 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
     handler = _bot_log(log_file)
     try:
         try:  # a bot that cannot start is the user's error, not a forfeit per deal
-            close_all(lineup.players())
+            ready = lineup.players()  # one worker plays with them; several start their own
         except (BotLoadError, BotFailure) as exc:
             if isinstance(exc, BotFailure):
                 raise UserError(f"a bot did not start: {' | '.join(exc.detail.splitlines())[:600]} (log: {log_file})") from None
             raise UserError(str(exc)) from None
         out = None
         if records:
-            _refuse_to_overwrite(records)
             try:
+                _refuse_to_overwrite(records)
                 out = open_text(records, "wt")  # .gz: compressed, as export writes and import reads it
-            except OSError as exc:
-                raise UserError(f"{records}: {exc.strerror}") from None
+            except BaseException as exc:
+                close_all(ready)  # not played with: they end here
+                if isinstance(exc, OSError):
+                    raise UserError(f"{records}: {exc.strerror}") from None
+                raise
         failed: list[str] = []  # the records file's write error (a full disk): said after the summary
         progress = _progress(games, "matches" if rule else "deals")
         old_term = signal.signal(signal.SIGTERM, interrupt_once)  # as run does: a summary, exit 130
@@ -244,7 +247,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
                         failed.append(f"{records}: {exc.strerror or exc}")
 
             tally = play_run(v, variant, lineup, names, games, seed, rule=rule, workers=workers,
-                             on_record=on_record, on_progress=progress)
+                             on_record=on_record, on_progress=progress, ready=ready)
         finally:
             signal.signal(signal.SIGTERM, old_term)
             if out:

@@ -320,11 +320,12 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
 
 
 def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int,
-             rule: MatchRule | None, workers: int) -> Generator[tuple[GameRecord | MatchRecord, int], None, None]:
-    """Every deal's (or match's) record, in order, from this process or from ``workers`` processes, each
-    with its decisions the bots' clocks ended."""
+             rule: MatchRule | None, workers: int,
+             ready: list[Player] | None = None) -> Generator[tuple[GameRecord | MatchRecord, int], None, None]:
+    """Every deal's (or match's) record, in order, from this process (with the ``ready`` players, if
+    started already) or from ``workers`` processes, each with its decisions the bots' clocks ended."""
     if workers <= 1:
-        players = lineup.players()
+        players = ready if ready is not None else lineup.players()
         try:
             for g in range(count):
                 yield _one(variant, name, players, names, seed, g, rule)
@@ -337,17 +338,21 @@ def _results(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
 def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], count: int, seed: int, *,
              rule: MatchRule | None = None, workers: int = 1,
              on_record: Callable[[GameRecord], None] | None = None,
-             on_progress: Callable[[int], None] | None = None) -> PlayTally:
+             on_progress: Callable[[int], None] | None = None, ready: list[Player] | None = None) -> PlayTally:
     """Play ``count`` deals (or matches under ``rule``) and tally them; ``on_record`` sees every deal's
     record in order. Ctrl-C stops the run: the tally then holds the games finished, ``interrupted`` set;
-    so does a dead worker process, with ``failure`` saying which and how."""
+    so does a dead worker process, with ``failure`` saying which and how. ``ready``: the lineup's
+    players, started by the caller (its start check), for one worker; they are closed at the end."""
     n = variant.players
     tally = PlayTally([SeatTally() for _ in range(n)])
     if variant.scoring == "losers" and rule is None:
         tally.letters = Letters(n)
         tally.words = [0] * n
     started = time.perf_counter()
-    results = _results(variant, name, lineup, names, count, seed, rule, workers)
+    if ready is not None and workers > 1:  # each worker process starts its own
+        close_all(ready)
+        ready = None
+    results = _results(variant, name, lineup, names, count, seed, rule, workers, ready)
     try:
         for i, (result, stops) in enumerate(results, 1):
             if stops:
