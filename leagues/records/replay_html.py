@@ -153,6 +153,12 @@ function seatBox(fr, h, s){
   box.append(label, hand);
   return box;
 }
+// a done trick's cards as codes for the eye (a narrow column), each named in words for a screen reader,
+// trump as it was while the trick was played
+function trickCards(t, k){
+  const trump = F[Math.max(0, trickFrames[k] - 1)].trump_suit;
+  return t.cards.flatMap(([, code], i) => [...(i ? [" "] : []), el("span", {role: "img", "aria-label": cardName(code, trump)}, code)]);
+}
 function drawTricks(fr){
   const rows = GAME.tricks.map((t, k) => {
     const done = trickFrames[k] <= at;
@@ -166,7 +172,7 @@ function drawTricks(fr){
       const again = document.querySelector(`tr[data-trick="${t.number}"] button`); if (again) again.focus(); };
     const tr = el("tr", {class: (done ? "done" : "future") + (current ? " now" : ""), "data-trick": t.number},
       el("td", {}, number), el("td", {}, who(t.leader)),
-      el("td", {}, done ? t.cards.map(x => x[1]).join(" ") : ""),
+      el("td", {}, ...(done ? trickCards(t, k) : [])),
       el("td", {}, done ? who(t.winner) : ""), el("td", {}, done ? "+" + t.points : ""));
     if (done) tr.onclick = jump;
     return tr;
@@ -199,12 +205,14 @@ function scoreLine(){
       pairs ? teamName(k) : t.map(who).join(" + "))));
 }
 function drawMarker(){ const m = $("marker"); if (m) { m.setAttribute("x1", xs(at)); m.setAttribute("x2", xs(at)); } }
-function stop(){ if (timer) { clearInterval(timer); timer = null; } $("play").textContent = "\u25B6 " + UI.play; }
+// the glyph is for the eye; a screen reader says the word alone
+function playLabel(word, glyph){ $("play").textContent = glyph + " " + word; $("play").setAttribute("aria-label", word); }
+function stop(){ if (timer) { clearInterval(timer); timer = null; } playLabel(UI.play, "\u25B6"); }
 function play(){
   if (timer) return stop();
   if (at >= N) show(0);
   timer = setInterval(() => { if (at >= N) stop(); else show(at + 1); }, 700 / speed);
-  $("play").textContent = "\u23F8 " + UI.pause;
+  playLabel(UI.pause, "\u23F8");
 }
 function setSpeed(v){ speed = Math.max(0.25, Math.min(8, v)); $("speed").value = String(speed); if (timer) { stop(); play(); } }
 function nextTrick(){ const k = trickFrames.find(i => i > at); show(k === undefined ? N : k); }
@@ -267,7 +275,7 @@ def replay_page(record: GameRecord, seat: int | None = None, lang: str = "en", b
 <span id="pos" role="status" aria-live="polite" aria-atomic="true"></span>
 <button id="next" title="&#x2192;" aria-label="{e(ui['next'])}">&#x25B6;</button>
 <button id="last" title="{e(ui['end'])}" aria-label="{e(ui['last'])}">&#x25B6;|</button>
-<button id="play">&#x25B6; {e(ui['play'])}</button>
+<button id="play" aria-label="{e(ui['play'])}">&#x25B6; {e(ui['play'])}</button>
 <label>{e(ui['speed'])} <select id="speed"><option value="0.25">0.25&#xD7;</option><option value="0.5">0.5&#xD7;</option>
 <option value="1" selected>1&#xD7;</option><option value="2">2&#xD7;</option><option value="4">4&#xD7;</option>
 <option value="8">8&#xD7;</option></select></label></div>
