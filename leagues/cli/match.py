@@ -20,6 +20,7 @@ import click
 from arena.hosting import is_command
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
+from leagues.cli.records import report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers,
                                        parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
@@ -27,6 +28,7 @@ from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import TOURNAMENT_LIMIT, Interrupted, RunError, clocked_warning, run_tournament
 from leagues.tournament.sprt import H0, H1
 from leagues.tournament.store import Store, StoreError
+from leagues.tournament.terminal import plural
 
 #: exit statuses a script can branch on (docs/match.md)
 EXIT_H1, EXIT_H0, EXIT_INCONCLUSIVE = 0, 1, 3
@@ -122,7 +124,7 @@ def register(cli: click.Group) -> None:
 
         Exit status: 0 H1 accepted (B is better by ELO1), 1 H0 accepted (not better than ELO0), 3
         inconclusive at --max-blocks; without --sprt 0, or 3 when a bot forfeited every deal (as tute
-        run); 2 bad input; 130 interrupted (run the same command again to resume).
+        run); 2 bad input, or stored games that cannot be read (named); 130 interrupted (run the same command again to resume).
 
         \b
         Example:
@@ -184,6 +186,9 @@ def register(cli: click.Group) -> None:
             click.echo(line)
         say_forfeits(watch)
         say_clocked(clocked)
+        if report_damaged(store):  # the summary and any verdict leave those games out: not a verdict
+            raise UserError(f"{plural(len(store.damaged), 'stored game')} of {cfg.store} could not be read "
+                            f"(named above): the summary leaves them out, so it decides nothing")
         # a bot that forfeited every deal makes any verdict meaningless: 3, no verdict, with an SPRT too
         exit_if_all_forfeited(watch, "the match", cfg.log)
         if cfg.sprt is not None:  # with an SPRT, the exit status is its verdict (docs/match.md)

@@ -390,3 +390,5 @@ def register(cli: click.Group) -> None:
             fail(refused)
         skipped = f", {done.skipped} already stored skipped" if skip_existing else ""
         click.echo(f"imported {done.stored} games into {store.path}{skipped}")
+        # stored games the new tables had to leave out: said, and those tables are not kept (keep_fold)
+        exit_if_damaged(report_damaged(store))

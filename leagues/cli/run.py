@@ -106,7 +106,8 @@ def register(cli: click.Group) -> None:
         a finished tournament just prints its table. A changed config under the same tournament name
         is refused unless --new.
 
-        Exit status: 0 played (or finished earlier); 2 a bad config, a bot that does not start (unless
+        Exit status: 0 played (or finished earlier); 1 played, but stored games whose rows cannot be read
+        are left out of the table (named above it); 2 a bad config, a bot that does not start (unless
         --forfeit-missing), a tournament another tute is running, --new refused; 3 played, but an entrant forfeited every
         deal (the table means nothing: see the forfeits above it); 130 interrupted (run again to resume).
 
@@ -149,11 +150,13 @@ def register(cli: click.Group) -> None:
                 print_tables(store, cfg.name, matrix=matrix)
                 watch = forfeit_watch(store, cfg.name)
                 clocked = clocked_warning(store, [cfg.name])
+                damaged = report_damaged(store)  # games the table leaves out (it is then never kept)
         except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
             _user_error(str(exc))
         say_forfeits(watch)
         say_clocked(clocked)
         exit_if_all_forfeited(watch, "the table", cfg.log)
+        exit_if_damaged(damaged)
 
     @cli.command()
     @click.option("--tournament", "-t", default=None, help="Tournament name (default: the latest stored).")

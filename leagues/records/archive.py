@@ -34,12 +34,11 @@ from arena.variants import Variant, past_presets
 
 from leagues.tournament.checks import NAME_MAX, id_unsafe
 from leagues.tournament.config import ConfigError, TournamentConfig, parse_config
-from leagues.tournament.leaderboard import tally_of
+from leagues.tournament.leaderboard import keep_fold
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
 from leagues.tournament.runner import planned_games
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import EntrantRow, Store, StoreError, game_row
-from leagues.tournament.tally import Tally
 
 HEADER_FORMAT = "tute-arena/tournament-1"
 _ID = re.compile(r"^(?P<t>.+)/(?P<v>[^/]+)/r(?P<r>\d+)/t(?P<tb>\d+)/d(?P<d>\d+)/s(?P<s>\d+)$")
@@ -776,7 +775,7 @@ def _write_tournament(store: Store, t: _Tournament, path: str | Path) -> None:
     store.db.execute("UPDATE tournaments SET finished = COALESCE(finished, ?) WHERE name = ? AND "
                      "(? OR (SELECT COUNT(*) FROM games WHERE tournament = ?) >= "
                      "(SELECT planned FROM plans WHERE tournament = ?))", (time.time(), name, said, name, name))
-    refold(store, name)
+    keep_fold(store, name)
 
 
 #: the fields of an entrant in a tournament header (the store's ``entrants`` rows)
@@ -841,11 +840,6 @@ def planned_of(config: dict[str, Any], base: Path) -> int | None:
         return None
 
 
-def refold(store: Store, name: str) -> None:
-    """Fold every stored game of ``name`` into a new tally and save it (inside the caller's transaction)."""
-    tally = tally_of(store, name, recompute=True)
-    Tally.drop(store.db, name)
-    tally.save(store.db)
 
 
 def _minimal_config(name: str, labels: dict[str, _Label], entrants: list[str]) -> dict[str, Any]:

@@ -101,6 +101,17 @@ def tally_of(store: Store, tournament: str, *, recompute: bool = False) -> Tally
     return tally
 
 
+def keep_fold(store: Store, tournament: str) -> Tally:
+    """Fold every stored game of ``tournament`` and keep it as its table (in the caller's transaction),
+    unless a game's row could not be read: a table with a hole is never kept, where every reader after
+    would show it whole; without it they fold the games again and name the damaged ones."""
+    tally = tally_of(store, tournament, recompute=True)
+    Tally.drop(store.db, tournament)
+    if not store.damaged_of(tournament):
+        tally.save(store.db)
+    return tally
+
+
 def standings(store: Store, tournament: str, variant: str | None = None, *, recompute: bool = False) -> list[Standing]:
     teams, _, names = stored_setup(store, tournament)
     if variant is not None and variant not in teams:

@@ -251,6 +251,12 @@ class Store:
             self._require_tables()
         #: rows that could not be read (game id -> why), filled by ``games``: readers report and skip them
         self.damaged: dict[str, str] = {}
+        #: the tournament of each of them: a fold of a tournament with holes is never kept as its table
+        self.damaged_in: dict[str, str] = {}
+
+    def damaged_of(self, tournament: str) -> list[str]:
+        """The games of ``tournament`` found damaged so far (by the reads made on this connection)."""
+        return sorted(gid for gid, name in self.damaged_in.items() if name == tournament)
 
     def replaced(self) -> bool:
         """Whether the store's path no longer names the file opened (deleted, or another file put there):
@@ -451,34 +457,15 @@ class Store:
         sql = f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, {ORDER_COLUMNS}"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        try:
-            cur = self.db.execute(sql, args)
-            for r in cur:
-                g = self._row(r)
-                if g is not None:
-                    yield g
-        except sqlite3.DatabaseError:  # a damaged seats column breaks json_each: filter here instead
-            if entrant is None:
-                raise
-            where, args = self._where(tournament, variant, None, round_no, after, forfeits)
-            count = 0
-            for r in self.db.execute(f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, round, "
-                                     f"variant_index, tbl, deal, rotation", args):
-                if entrant in _names_or_empty(r[8]):
-                    g = self._row(r)
-                    if g is not None:
-                        yield g
-                        count += 1
-                        if limit and count >= limit:
-                            return
+        for r in self.db.execute(sql, args):
+            g = self._row(r)
+            if g is not None:
+                yield g
 
     def count_games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,
                     forfeits: bool = False) -> int:
         where, args = self._where(tournament, variant, entrant, None, None, forfeits)
-        try:
-            return int(self.db.execute(f"SELECT COUNT(*) FROM games{where}", args).fetchone()[0])
-        except sqlite3.DatabaseError:
-            return sum(1 for _ in self.iter_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits))
+        return int(self.db.execute(f"SELECT COUNT(*) FROM games{where}", args).fetchone()[0])
 
     @staticmethod
     def _where(tournament: str | None, variant: str | None, entrant: str | None, round_no: int | None,
@@ -501,7 +488,10 @@ class Store:
                 # name to the tournament's entrants): the others' games are never read
                 parts.append("tournament IN (SELECT tournament FROM entrants WHERE name = ?)")
                 args.append(entrant)
-            parts.append("EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?)")
+            # a seats column that is not a JSON list (damaged by hand) matches every entrant, so that the
+            # reader names it as damaged; json_each over it would fail the whole query (CASE is lazy)
+            parts.append("CASE WHEN NOT json_valid(games.seats) THEN 1 WHEN json_type(games.seats) <> 'array' "
+                         "THEN 1 ELSE EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?) END")
             args.append(entrant)
         return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
@@ -519,6 +509,7 @@ class Store:
                            r[12], result)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             self.damaged[str(r[0])] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            self.damaged_in[str(r[0])] = str(r[1])
             return None
 
     def a_record(self, tournament: str, variant_index: int) -> GameRecord | None:
@@ -593,6 +584,7 @@ class Store:
                 text = unpack(r[-1])
             except ValueError as exc:
                 self.damaged[str(r[0])] = str(exc)
+                self.damaged_in[str(r[0])] = str(r[1])
                 text = ""
             yield self._row(r[:-1]), str(r[0]), text
 
@@ -623,14 +615,6 @@ def _config_problem(config: Any) -> str | None:
                                                for e in entrants)):
         return "entrants: not a list of entrants with names"
     return None
-
-
-def _names_or_empty(text: Any) -> list[Any]:
-    try:
-        names = json.loads(text)
-    except (ValueError, TypeError, RecursionError):
-        return []
-    return names if isinstance(names, list) else []
 
 
 def _text(game_id: str, value: Any, path: Path) -> str:

@@ -18,7 +18,7 @@ from arena import GameResult
 
 from leagues.tournament.config import TournamentConfig
 from leagues.tournament.forfeits import row_forfeits
-from leagues.tournament.leaderboard import landed, tally_of
+from leagues.tournament.leaderboard import keep_fold, landed
 from leagues.tournament.schedule import GameSpec
 from leagues.tournament.store import ORDER_COLUMNS, ROW_RESULT, GameRow, Store, StoreError, names_json
 from leagues.tournament.tally import ForfeitList, Tally
@@ -117,12 +117,10 @@ class Watermark:
         foresaw) make the tally the fold of every stored game instead, saved as such."""
         self.advance()
         if self.waiting or self.queue or self.stale:
-            self.tally = tally_of(self.store, self.name, recompute=True)
             self.waiting.clear()
             self.queue.clear()
             with self.store.transaction():
-                Tally.drop(self.store.db, self.name)
-                self.tally.save(self.store.db)  # a fresh fold saves whole: every entry is new
+                self.tally = keep_fold(self.store, self.name)  # a fresh fold saves whole: every entry is new
             return
         with self.store.transaction():
             self.tally.save(self.store.db)
