@@ -142,8 +142,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             apply(legal[0])
             continue
         seat = state.current
+        view = view_of(state, seat)  # the referee's own work: a fault here is no seat's forfeit
         try:
-            action = choosers[seat](view_of(state, seat))
+            action = choosers[seat](view)
         except BotFailure as f:
             state.forfeit(seat, f.reason, f.detail)
             break

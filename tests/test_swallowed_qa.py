@@ -115,8 +115,6 @@ def test_match_names_the_damaged_game_its_summary_leaves_out(tmp_path: Path, cap
 
 
 # ------------------------------------------------------------------------------ failures said as others
-@pytest.mark.xfail(strict=True, reason="QA defect: any lockf OSError (ENOLCK on a file system without locks) is "
-                                       "said as 'being run by another tute (pid ?)'")
 def test_a_file_system_without_locks_is_not_called_another_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import leagues.tournament.lock as lock
@@ -133,8 +131,6 @@ def test_a_file_system_without_locks_is_not_called_another_run(tmp_path: Path, c
     assert "another tute" not in err and "No locks available" in err, err
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: tute export --out FIFO whose reader stopped ends in a "
-                                       "'bug of tute-arena' traceback, exit 1")
 def test_export_to_a_fifo_whose_reader_stopped_is_not_a_bug_traceback(tmp_path: Path) -> None:
     write_config(tmp_path, deals=25, workers=1, entrants=ENTRANTS)  # 50 games: more than a pipe holds
     run = subprocess.run([sys.executable, "-m", "leagues", "run", "--quiet"], cwd=tmp_path, capture_output=True,
@@ -158,8 +154,6 @@ def test_export_to_a_fifo_whose_reader_stopped_is_not_a_bug_traceback(tmp_path: 
     assert out.returncode in (0, 2), (out.returncode, out.stderr)
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: play_game builds the view inside the bot's try: a referee "
-                                       "fault is recorded as the bot's crash forfeit")
 def test_a_referee_fault_building_a_view_is_not_a_bots_forfeit(monkeypatch: pytest.MonkeyPatch) -> None:
     from arena import PlayerView, get_variant, play_game, shuffled_deck
     from arena.hosting import make_player
@@ -191,8 +185,6 @@ CLOSES_AND_DIES = textwrap.dedent("""\
 """)
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: SubprocessHost.game_over swallows the crash it meets; the "
-                                       "next deal restarts the bot silently (counted or not by timing)")
 def test_a_crash_found_while_sending_game_over_is_the_next_deals_forfeit(tmp_path: Path) -> None:
     from arena import BotFailure, GameState, PlayerView, get_variant, shuffled_deck
     from arena.hosting import SubprocessHost
@@ -247,8 +239,6 @@ class CrashesInFirstDeal:
         return str(view.legal[0])
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a subprocess plugin's new_game error stays pending across "
-                                       "deals and forfeits a later, clean deal")
 def test_a_plugins_new_game_failure_does_not_forfeit_a_later_deal(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from arena import get_variant, play_game, shuffled_deck
@@ -273,8 +263,6 @@ def test_a_plugins_new_game_failure_does_not_forfeit_a_later_deal(tmp_path: Path
 
 
 # ------------------------------------------------------------------------------ listings
-@pytest.mark.xfail(strict=True, reason="QA defect: tute bots list shows a built-in bot that cannot be loaded as "
-                                       "'not declared', exit 0")
 def test_bots_list_says_a_built_in_bot_that_cannot_be_loaded(capsys: pytest.CaptureFixture[str],
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     import leagues.cli.bots as bots_cli

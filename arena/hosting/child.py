@@ -214,6 +214,9 @@ def serve(spec: str, params: dict[str, Any], codec: str = CODEC_JSON, spin_s: fl
                 send(answer if stops is None else dict(answer, clock_stops=stops))
         elif kind == "new_game":
             decoder.new_game(msg)
+            # a failure of the last deal's new_game belongs to that deal: if it ended before this seat
+            # was asked (another seat's forfeit, a dealer sitting out), it is not carried into this one
+            pending_error = ""
             hook = getattr(bot, "new_game", None)
             if hook is not None:
                 info = {k: v for k, v in msg.items() if k != "type"}

@@ -576,13 +576,18 @@ class SubprocessHost:
             return self._buf
 
     def game_over(self, result: dict[str, Any]) -> None:
-        self._after_game_over = True
+        """The deal is decided: a bot that cannot be told so changes nothing of it. A process found
+        gone here with status 0 is started again at the next deal; one that crashed (or shut its input
+        and lingers) forfeits the first deal it is asked to play, as if it were found gone at
+        ``new_game``: which of the two finds it depends only on timing."""
         if self.alive:
             try:
                 self._send(game_over_message(result) if self.codec == CODEC_JSON
                            else self._control({"type": "game_over", "result": result}))
-            except BotFailure:
-                pass
+            except BotFailure as f:
+                if not self._ended and self._crashed is None:
+                    self._crashed = f"at the last deal's game_over: {f.detail}"
+        self._after_game_over = True
 
     # ----------------------------------------------------------------------------- plumbing
     def _fail(self, reason: str, detail: str) -> Any:
@@ -626,7 +631,14 @@ class SubprocessHost:
                     continue
                 data = data[n:]
         except OSError:
-            time.sleep(0.01)  # let a dying child finish dying so the report says how
+            # its input is closed: let it finish dying (within a move's time), so that the report says
+            # how, and an exit with status 0 is told from a crash however slowly the process ends
+            proc = self.proc
+            if proc is not None:
+                try:
+                    proc.wait(timeout=self._timeout_s)
+                except subprocess.TimeoutExpired:
+                    pass
             self._ended = self._exited_cleanly()
             self._fail("crash", f"cannot write to the bot: it closed its stdin or exited ({self._exit_text()})"
                                 f"{self._between_deals()}")

@@ -48,34 +48,44 @@ def list_bots(as_json: bool) -> None:
       tute bots list
     """
     found = installed_bots()
+    plays = {name: _plays(b) for name, b in found.items()}
     if as_json:
         for b in found.values():
-            click.echo(json.dumps({"name": b.name, "target": b.target, "origin": b.origin, "version": b.version,
-                                   "plays": _plays(b)}))
-        return
-    rows = [[b.name, b.origin, b.version, b.target, _plays_text(_plays(b))] for b in found.values()]
-    click.echo(tabulate(rows, headers=["name", "from", "version", "class", "plays"]))
+            how = plays[b.name]
+            line = {"name": b.name, "target": b.target, "origin": b.origin, "version": b.version,
+                    "plays": None if isinstance(how, str) else how}
+            click.echo(json.dumps(line if not isinstance(how, str) else dict(line, load_error=how)))
+    else:
+        rows = [[b.name, b.origin, b.version, b.target, _plays_text(plays[b.name])] for b in found.values()]
+        click.echo(tabulate(rows, headers=["name", "from", "version", "class", "plays"]))
+    broken = [(name, how) for name, how in plays.items() if isinstance(how, str)]
+    for name, how in broken:  # a listing goes on past one bot, and says it, on screen and in its status
+        click.echo(f"warning: bot {name!r} cannot be loaded: {how}", err=True)
+    if broken:
+        sys.exit(1)
 
 
-def _plays(b: BotInfo) -> dict[str, str] | None:
+def _plays(b: BotInfo) -> dict[str, str] | str | None:
     """How a bot plays each preset (``by search``, ``by rule``, ``at random``), as its class says
-    (a static ``plays_by(variant)``).
+    (a static ``plays_by(variant)``); or why its class cannot be loaded.
     Only the bots shipped with tute-arena are asked: asking another would import (run) its code in
     this process, which nothing else here does; None for them, and for a class that does not say."""
     if b.origin != TRUSTED_DISTRIBUTION:
         return None
     try:
         how = getattr(load_class(b.target), "plays_by", None)
-    except Exception:  # noqa: BLE001 - a listing never fails on one bot
-        return None
+    except Exception as exc:  # noqa: BLE001 - a listing never fails on one bot: it says it
+        return f"{type(exc).__name__}: {exc}"[:300]
     if not callable(how):
         return None
     return {name: str(how(v)) for name, v in VARIANTS.items()}
 
 
-def _plays_text(plays: dict[str, str] | None) -> str:
+def _plays_text(plays: dict[str, str] | str | None) -> str:
     """``by search: every preset``, or ``by search: tute-2, tute-3; by rule: subastado`` for a bot that
     searches some variants only."""
+    if isinstance(plays, str):
+        return "cannot be loaded (below)"
     if plays is None:
         return "not declared"
     groups: dict[str, list[str]] = {}

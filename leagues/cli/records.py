@@ -339,9 +339,10 @@ def register(cli: click.Group) -> None:
                     export(store, sys.stdout, tournament)
             except ArchiveError as exc:
                 fail(str(exc))
-            except BrokenPipeError:
-                raise  # the reader closed the pipe (tute export | head): not an error of the file
             except OSError as exc:
+                if isinstance(exc, BrokenPipeError) and not out:
+                    raise  # the reader closed the pipe (tute export | head): not an error of the file
+                # (--out naming a FIFO whose reader stopped is this: the file asked for is not whole)
                 fail(f"{out or 'standard output'}: {exc.strerror or exc}")
             damaged = report_damaged(store)
         exit_if_damaged(damaged)

@@ -10,6 +10,7 @@ would live on in an orphaned worker).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -63,7 +64,11 @@ class RunLock:
                                 "is written beside it: a folder this user can write)") from None
         try:
             fcntl.lockf(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):  # not held: this file system cannot lock it
+                fh.close()
+                raise LockFileError(f"cannot lock {self.path}: {exc.strerror or exc} (a store needs a file "
+                                    "system with working locks: a local disk, or NFS with its lock service)") from None
             fh.seek(0)
             holder = fh.read().strip() or "?"
             fh.close()
