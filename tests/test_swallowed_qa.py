@@ -280,3 +280,25 @@ def test_bots_list_says_a_built_in_bot_that_cannot_be_loaded(capsys: pytest.Capt
     # today: "search  tute-arena ... not declared", exit 0: the broken bot looks like a working one that
     # declares nothing, until a run refuses it
     assert code != 0 or "not declared" not in row or "qa_missing_dependency" in err, (code, out, err)
+
+
+@pytest.mark.parametrize("failure, said", [
+    ("database is locked", "another program holds it"),
+    ("disk I/O error", "the disk or its file system failed"),
+    ("malformed database schema", "a damaged file?"),
+])
+def test_a_store_failure_met_in_a_query_is_said_as_what_it_is(played: Path, tmp_path: Path, failure: str, said: str,
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SQLite failure met in a query was said as "a damaged file?": a busy or failing disk is not."""
+    from leagues.tournament.store import Store
+
+    store = copy_of(played, tmp_path)
+
+    def failing(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError(failure)
+
+    monkeypatch.setattr(Store, "iter_games", failing)
+    code, out, err = tute(capsys, "games", "--store", str(store))
+    assert code == 2 and failure in err and said in err, (code, err)
+    assert len(err.strip().splitlines()) == 1

@@ -474,6 +474,16 @@ def _register_commands() -> None:
 _register_commands()
 
 
+def _store_failure_hint(exc: sqlite3.DatabaseError) -> str:
+    """What a store's failure met in a query most likely is: not every one is a damaged file."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return "another program holds it: try again when it is done"
+    if "disk i/o" in text or "full" in text:
+        return "the disk or its file system failed: the file may be whole"
+    return "a damaged file? tute verify reads every game"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: click's errors and ours become one line on stderr."""
     try:
@@ -489,8 +499,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except sqlite3.DatabaseError as exc:
         # met in a query, past every check made on opening: a damaged page, text that is not UTF-8
         where = f"{OPENED[-1]}: " if OPENED else ""
-        click.echo(f"tute: error: {where}cannot read the store: {exc} (a damaged file? tute verify reads every game)",
-                   err=True)
+        click.echo(f"tute: error: {where}cannot read the store: {exc} ({_store_failure_hint(exc)})", err=True)
         sys.exit(2)
     except (BrokenPipeError, ReaderGone) as exc:
         if isinstance(exc, BrokenPipeError) and not stdout_gone():
