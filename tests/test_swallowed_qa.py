@@ -302,3 +302,35 @@ def test_a_store_failure_met_in_a_query_is_said_as_what_it_is(played: Path, tmp_
     code, out, err = tute(capsys, "games", "--store", str(store))
     assert code == 2 and failure in err and said in err, (code, err)
     assert len(err.strip().splitlines()) == 1
+
+
+# ------------------------------------------------------------------------------ a league's damaged rows
+def test_a_league_report_names_the_damaged_games_its_pages_leave_out(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from league_util import league_after_a_season
+
+    path, store = league_after_a_season(tmp_path)
+    victim = sql(store, "SELECT id FROM games ORDER BY id LIMIT 1")[0][0]
+    sql(store, f"UPDATE games SET result = '{{broken' WHERE id = '{victim}'")
+    code, out, err = tute(capsys, "league", "report", "-l", str(path.parent), "--out", str(tmp_path / "r"))
+    assert (tmp_path / "r" / "index.html").exists()
+    assert code == 1 and victim in err, (code, out, err)
+
+
+def test_a_season_with_a_damaged_game_is_not_finished_on_a_table_with_a_hole(tmp_path: Path) -> None:
+    """A season's ratings are kept for good: folded without a game, they would be wrong for good."""
+    from leagues.league.league import League, LeagueError
+    from league_util import league_after_a_season
+
+    path, store = league_after_a_season(tmp_path)
+    victim = sql(store, "SELECT id FROM games ORDER BY id LIMIT 1")[0][0]
+    # season 1 as if its last game had just landed: played whole, not yet finished
+    sql(store, "UPDATE league_seasons SET finished = NULL WHERE season = 1")
+    sql(store, "DELETE FROM league_ratings WHERE season = 1")
+    drop_kept_tables(store)  # (a table kept while the row was whole stays true: the hole is in a new fold)
+    sql(store, f"UPDATE games SET result = '{{broken' WHERE id = '{victim}'")
+    with League.open(path) as lg:
+        with pytest.raises(LeagueError, match=f"season 1 cannot be finished.*{victim}"):
+            lg.play_season(workers=1, quiet=True)
+    assert sql(store, "SELECT finished FROM league_seasons WHERE season = 1") == [(None,)]
+    assert sql(store, "SELECT COUNT(*) FROM league_ratings WHERE season = 1") == [(0,)]

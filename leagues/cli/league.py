@@ -19,6 +19,7 @@ from arena.hosting import ISOLATIONS
 
 from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
+from leagues.cli.records import exit_if_damaged, report_damaged
 from leagues.cli.style import redraw
 from leagues.league.config import LeagueConfig
 from leagues.league.league import ComplianceRefused, League, LeagueError, init_league
@@ -384,14 +385,16 @@ def report(league_path: str, out: str, replays: int) -> None:
     """
     from leagues.league.report import write_report
 
+    damaged: dict[str, str] = {}
     with _open(league_path) as lg:
         try:
-            index = write_report(lg, out, replays=replays)
+            index = write_report(lg, out, replays=replays, damaged=damaged)
         except OSError as exc:
             _fail(f"{out}: cannot write the report: {exc.strerror or exc}")
         except (LeagueError, LeagueStoreError, StoreError) as exc:
             _fail(str(exc))
     click.echo(f"wrote {index}")
+    exit_if_damaged(report_damaged(damaged))  # the games its pages leave out, as every reader says them
 
 
 def register(cli: click.Group) -> None:

@@ -186,7 +186,7 @@ def register(cli: click.Group) -> None:
             click.echo(line)
         say_forfeits(watch)
         say_clocked(clocked)
-        if report_damaged(store):  # the summary and any verdict leave those games out: not a verdict
+        if report_damaged(store.damaged):  # the summary and any verdict leave those games out: not a verdict
             raise UserError(f"{plural(len(store.damaged), 'stored game')} of {cfg.store} could not be read "
                             f"(named above): the summary leaves them out, so it decides nothing")
         # a bot that forfeited every deal makes any verdict meaningless: 3, no verdict, with an SPRT too

@@ -7,7 +7,7 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn, ParamSpec
+from typing import Any, Callable, Iterator, Mapping, NoReturn, ParamSpec
 
 import click
 from tabulate import tabulate
@@ -100,11 +100,12 @@ def store_path_of(store_path: str | None, must_exist: bool = True) -> Path:
 EXIT_DAMAGED = 1
 
 
-def report_damaged(store: Store) -> int:
-    """Name every stored game whose row could not be read (and was left out), one line each; how many."""
-    for gid, why in sorted(store.damaged.items()):
+def report_damaged(damaged: Mapping[str, str]) -> int:
+    """Name every stored game whose row could not be read (and was left out; ``Store.damaged``), one line
+    each; how many."""
+    for gid, why in sorted(damaged.items()):
         click.echo(f"warning: game {gid}: its stored row cannot be read and is left out ({why})", err=True)
-    return len(store.damaged)
+    return len(damaged)
 
 
 def exit_if_damaged(count: int) -> None:
@@ -227,7 +228,7 @@ def register(cli: click.Group) -> None:
             rows = store.games(tournament, variant=variant, entrant=entrant, forfeits=forfeits, limit=limit)
             total = store.count_games(tournament, variant=variant, entrant=entrant, forfeits=forfeits) \
                 if limit and len(rows) == limit else len(rows)
-            damaged = report_damaged(store)
+            damaged = report_damaged(store.damaged)
             variants: dict[str, dict[str, Variant]] = {}
             table = []
             for g in rows:
@@ -344,7 +345,7 @@ def register(cli: click.Group) -> None:
                     raise  # the reader closed the pipe (tute export | head): not an error of the file
                 # (--out naming a FIFO whose reader stopped is this: the file asked for is not whole)
                 fail(f"{out or 'standard output'}: {exc.strerror or exc}")
-            damaged = report_damaged(store)
+            damaged = report_damaged(store.damaged)
         exit_if_damaged(damaged)
 
     @cli.command(name="import")
@@ -392,4 +393,4 @@ def register(cli: click.Group) -> None:
         skipped = f", {done.skipped} already stored skipped" if skip_existing else ""
         click.echo(f"imported {done.stored} games into {store.path}{skipped}")
         # stored games the new tables had to leave out: said, and those tables are not kept (keep_fold)
-        exit_if_damaged(report_damaged(store))
+        exit_if_damaged(report_damaged(store.damaged))

@@ -150,7 +150,7 @@ def register(cli: click.Group) -> None:
                 print_tables(store, cfg.name, matrix=matrix)
                 watch = forfeit_watch(store, cfg.name)
                 clocked = clocked_warning(store, [cfg.name])
-                damaged = report_damaged(store)  # games the table leaves out (it is then never kept)
+                damaged = report_damaged(store.damaged)  # games the table leaves out (it is then never kept)
         except StoreError as exc:  # the store's kept tables damaged by hand: one line, as the readers say it
             _user_error(str(exc))
         say_forfeits(watch)
@@ -193,7 +193,7 @@ def register(cli: click.Group) -> None:
             with Store(path, readonly=True) as store:
                 name = pick_tournament(store, tournament)
                 print_tables(store, name, fmt, variant, matrix, recompute)
-                damaged = report_damaged(store)
+                damaged = report_damaged(store.damaged)
                 clocked = clocked_warning(store, [name])
         except StoreError as exc:
             _user_error(str(exc))

@@ -41,6 +41,7 @@ from leagues.league.plugin_hash import PluginFiles, plugin_files
 from leagues.tournament.cluster import ClusterError, reach
 from leagues.tournament.runner import FORFEIT_MISSING, RunSummary, run_tournament, say_forfeiting, entrant_start_problem
 from leagues.tournament.store import Store
+from leagues.tournament.terminal import plural
 
 
 #: the lock one season at a time holds (``RunLock``'s, under a name no tournament can have: it holds a
@@ -402,6 +403,12 @@ class League:
         division = {e.entrant: e.division for e in entries}
         with Store(cfg.store) as store:
             tallies = [(t, tally_of(store, t)) for t in season.tournaments]
+        if store.damaged:  # ratings kept for good from tables with holes: never; the season stays open
+            first, why = sorted(store.damaged.items())[0]
+            raise LeagueError(f"{cfg.store}: season {season.season} cannot be finished: "
+                              f"{plural(len(store.damaged), 'stored game')} cannot be read (first: {first}: {why}); "
+                              f"restore the store from a copy (or delete those games' rows: the season plays "
+                              f"them again), then run the season again to finish it")
         n_div = len(season.tournaments)
 
         def table_of(scope: str) -> list[TableRow]:

@@ -513,9 +513,10 @@ def _season_variants(lg: League, seasons: Sequence[Season]) -> Variants:
 
 
 # ---------------------------------------------------------------------------------------------- report
-def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
+def write_report(lg: League, out: str | Path, *, replays: int = 8, damaged: dict[str, str] | None = None) -> Path:
     """Write the report into ``out`` (``replays``: replay pages per season); returns index.html's path.
-    Pages an earlier report left in ``pairs/`` and ``replays/`` and this one does not link are removed."""
+    Pages an earlier report left in ``pairs/`` and ``replays/`` and this one does not link are removed.
+    ``damaged`` is given the stored games whose rows could not be read, which the pages leave out."""
     folder = Path(out)
     (folder / "replays").mkdir(parents=True, exist_ok=True)
     cfg, db = lg.cfg, lg.db
@@ -542,6 +543,8 @@ def write_report(lg: League, out: str | Path, *, replays: int = 8) -> Path:
         written = {g.id: rel for ps in pages.values() for g, rel in ps}
         pairs = _pair_pages(folder, games, names, written, cfg.name) if len(names) <= MATRIX_MAX else set()
         body += ["<h2>Head to head</h2>", _head_to_head(names, games, pairs), "<h2>Seasons</h2>"]
+        if store is not None and damaged is not None:
+            damaged.update(store.damaged)
     body += [_season(db, cfg, season, pages[season.season], divisions, gone_names) for season in reversed(seasons)]
     _prune(folder, set(written.values()) | {_pair_file(a, b) for a, b in pairs})
     index = folder / "index.html"
