@@ -334,3 +334,16 @@ def test_a_season_with_a_damaged_game_is_not_finished_on_a_table_with_a_hole(tmp
             lg.play_season(workers=1, quiet=True)
     assert sql(store, "SELECT finished FROM league_seasons WHERE season = 1") == [(None,)]
     assert sql(store, "SELECT COUNT(*) FROM league_ratings WHERE season = 1") == [(0,)]
+
+
+def test_the_rules_of_a_variant_are_read_past_a_damaged_first_record(played: Path, tmp_path: Path) -> None:
+    """An import and a resume take a variant's rules from a stored record: a damaged first one made
+    the import check the games against today's preset instead (and the resume a traceback)."""
+    from leagues.tournament.store import Store
+
+    store = copy_of(played, tmp_path)
+    first = sql(store, "SELECT id FROM games WHERE tournament = 't' AND variant_index = 0 ORDER BY rowid LIMIT 1")[0][0]
+    sql(store, f"UPDATE games SET record = 'not a record' WHERE id = '{first}'")
+    with Store(store) as s:
+        record = s.a_record("t", 0)
+    assert record is not None and record.variant == "tute-2"

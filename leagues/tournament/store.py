@@ -515,19 +515,25 @@ class Store:
     def a_record(self, tournament: str, variant_index: int) -> GameRecord | None:
         """The record of one stored deal of a tournament's variant (a match's first deal), or None: the
         rules that variant's games were played by, which every game of it shares."""
-        row = self.db.execute("SELECT record FROM games WHERE tournament = ? AND variant_index = ? LIMIT 1",
-                              (tournament, variant_index)).fetchone()
-        if row is None:
-            return None
-        data = self._json(_text(tournament, row[0], self.path), f"tournament {tournament!r}: a record")
-        try:
-            if is_match_json(data):
-                deals = MatchRecord.from_json(data).deals
-                return deals[0] if deals else None
-            return GameRecord.from_json(data)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise StoreError(f"{self.path}: tournament {tournament!r}: a stored record is not a record "
-                             f"({type(exc).__name__}: {str(exc)[:200]}); the store is damaged") from None
+        failed: StoreError | None = None
+        # the first readable one: a damaged first record must not hide the rules the others were played by
+        for (text,) in self.db.execute("SELECT record FROM games WHERE tournament = ? AND variant_index = ?",
+                                       (tournament, variant_index)):
+            try:
+                data = self._json(_text(tournament, text, self.path), f"tournament {tournament!r}: a record")
+                try:
+                    if is_match_json(data):
+                        deals = MatchRecord.from_json(data).deals
+                        return deals[0] if deals else None
+                    return GameRecord.from_json(data)
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    raise StoreError(f"{self.path}: tournament {tournament!r}: a stored record is not a record "
+                                     f"({type(exc).__name__}: {str(exc)[:200]}); the store is damaged") from None
+            except StoreError as exc:
+                failed = failed or exc
+        if failed is not None:
+            raise failed
+        return None
 
     def record(self, game_id: str) -> GameRecord:
         """The record of a deal: a stored game, or deal ``K`` of a stored match as ``MATCH_ID/dK``."""
