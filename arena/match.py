@@ -98,6 +98,17 @@ def _bot_seeds(game_seed: int | None, players: int) -> list[int | None]:
     return out
 
 
+#: whether a KeyboardInterrupt out of a bot's call is the bot's own (``interrupts_are_bots``)
+_BOTS_INTERRUPT = [False]
+
+
+def interrupts_are_bots() -> None:
+    """For a worker process, which ignores Ctrl-C (its parent stops it): a KeyboardInterrupt met in a
+    bot's call can only be the bot's own (raised, or ``_thread.interrupt_main``), and is that seat's
+    crash, as any exception is. It was let through as the user's, and ended ``tute run`` in a traceback."""
+    _BOTS_INTERRUPT[0] = True
+
+
 def _said(exc: BaseException) -> str:
     """A plugin's exception as the record tells it: its ``repr`` is the plugin's code, and may fail."""
     try:
@@ -128,9 +139,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             except BotFailure as f:
                 state.forfeit(seat, f.reason, f.detail)
                 break
-            except KeyboardInterrupt:
-                raise
             except BaseException as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
+                if isinstance(exc, KeyboardInterrupt) and not _BOTS_INTERRUPT[0]:
+                    raise
                 state.forfeit(seat, "crash", f"new_game raised {_said(exc)}")
                 break
     # the loop every decision of every game runs: its lookups made once (a fifth of its cost)
@@ -148,9 +159,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         except BotFailure as f:
             state.forfeit(seat, f.reason, f.detail)
             break
-        except KeyboardInterrupt:
-            raise
         except BaseException as exc:  # GeneratorExit too: a plugin never ends the command
+            if isinstance(exc, KeyboardInterrupt) and not _BOTS_INTERRUPT[0]:
+                raise  # the user's Ctrl-C
             state.forfeit(seat, "crash", f"choose raised {_said(exc)}")
             break
         if type(action) is not str:

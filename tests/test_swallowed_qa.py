@@ -3,8 +3,8 @@
 Each test drives the user's path (the ``tute`` command, or the public function a user calls), injects
 one real failure (a damaged store row, a file system without locks, a FIFO whose reader stopped, a
 referee fault, a bot that dies between deals) and asks for what the project's standards promise: the
-failure said where the user looks (screen, exit status), with its true cause. Each is marked xfail
-(strict) until the product is fixed.
+failure said where the user looks (screen, exit status), with its true cause. Each failed before
+its fix.
 """
 
 from __future__ import annotations

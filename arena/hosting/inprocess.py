@@ -90,8 +90,9 @@ def clock_stops(players: Sequence[Any]) -> int:
 def _guarded(method: Callable[..., Any], what: str, limit_ms: int | None = None) -> Callable[..., Any]:
     """``method`` with a ``SystemExit`` it raises (a bot's ``sys.exit``) turned into a crash forfeit:
     the referee forfeits a seat on an ``Exception``, and a ``SystemExit`` would otherwise end the whole
-    run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` is the
-    user's Ctrl-C and passes through. With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
+    run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` passes
+    through: the user's Ctrl-C, but in a worker process, which ignores Ctrl-C, the bot's own crash
+    (``arena.match.interrupts_are_bots``). With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
     a subprocess is allowed) is a timeout forfeit, as it would be from a subprocess."""
 
     def call(*args: Any) -> Any:

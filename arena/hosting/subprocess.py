@@ -29,6 +29,7 @@ from ..protocol import (HELLO, PROTOCOL_VERSION, QUIT, BotReportedError, Protoco
                         game_over_message, new_game_message, parse_answer_fields, parse_hello, stops_value)
 from ..view import PlayerView
 from .codecs import CODEC_JSON, CODEC_PICKLE, PickleEncoder, frame
+from .forking import forking
 from .spec import BotSpec
 
 log = logging.getLogger(__name__)
@@ -332,10 +333,11 @@ class SubprocessHost:
         self._token = f"{os.getpid()}.{next(_starts)}"
         env = {**(os.environ if self.env is None else self.env), BOT_VARIABLE: self._token}
         try:
-            proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
-                close_fds=True, start_new_session=True, preexec_fn=_limit_memory(self.memory_mb),
-                env=env, cwd=self.cwd)
+            with forking():  # a Ctrl-C as the bot is forked is acted on once it is
+                proc = subprocess.Popen(
+                    self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
+                    close_fds=True, start_new_session=True, preexec_fn=_limit_memory(self.memory_mb),
+                    env=env, cwd=self.cwd)
         except OSError as exc:
             raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
         self.proc = proc
@@ -357,7 +359,7 @@ class SubprocessHost:
         self._pump.start()
         self._encoder = self._new_encoder()
         self._send(self._control({"type": "hello", "protocol": PROTOCOL_VERSION}) if self.codec == CODEC_PICKLE
-                   else HELLO)
+                   else HELLO, "hello")
         line = self._read_line(time.monotonic() + self.startup_ms / 1000.0, "hello")
         try:
             self.bot_name = parse_hello(line)
@@ -481,9 +483,11 @@ class SubprocessHost:
             self.start()
         try:
             self._begin(info)
-        except BotFailure:
-            if not self._ended or self._restarted:
+        except BotFailure as f:
+            if self._restarted or f.reason != "crash" or (not self._ended and self._crashed is not None):
                 raise
+            if not self._ended:  # crashed between deals, found by this write rather than above: the same
+                self._crashed = f.detail
             self._restart_for_deal()
 
     def _begin(self, info: dict[str, Any]) -> None:
@@ -491,7 +495,7 @@ class SubprocessHost:
         # the move limit rides along (``time_ms``, as in every ``act``), so a bot can plan its time
         info = dict(info, time_ms=self.time_limit_ms)
         self._send(new_game_message(info) if self.codec == CODEC_JSON
-                   else self._control(dict(info, type="new_game")))
+                   else self._control(dict(info, type="new_game")), None)
 
     def _exited_cleanly(self) -> bool:
         """Whether the process ended by exiting with status 0: a bot done with its deal, not one that
@@ -532,7 +536,7 @@ class SubprocessHost:
                 self._fail("protocol", f"output nobody asked for (before act {self.request + 1}): {extra[:200]!r}")
             self._buf = extra  # blank lines, or the end of the pipe: the read below says what it is
         self.request += 1
-        self._send(self._encoder.act_message(view, self.time_limit_ms, self.request))
+        self._send(self._encoder.act_message(view, self.time_limit_ms, self.request), "move")
         line = self._read_line(time.monotonic() + self._timeout_s, "move")
         try:
             action, request, stops = parse_answer_fields(line)
@@ -580,14 +584,14 @@ class SubprocessHost:
         gone here with status 0 is started again at the next deal; one that crashed (or shut its input
         and lingers) forfeits the first deal it is asked to play, as if it were found gone at
         ``new_game``: which of the two finds it depends only on timing."""
+        self._after_game_over = True
         if self.alive:
             try:
                 self._send(game_over_message(result) if self.codec == CODEC_JSON
-                           else self._control({"type": "game_over", "result": result}))
+                           else self._control({"type": "game_over", "result": result}), None)
             except BotFailure as f:
-                if not self._ended and self._crashed is None:
-                    self._crashed = f"at the last deal's game_over: {f.detail}"
-        self._after_game_over = True
+                if f.reason == "crash" and not self._ended and self._crashed is None:
+                    self._crashed = f.detail  # in the words of one found gone at ``new_game``
 
     # ----------------------------------------------------------------------------- plumbing
     def _fail(self, reason: str, detail: str) -> Any:
@@ -615,7 +619,9 @@ class SubprocessHost:
                 return f"killed by signal {-code}"
         return f"exited with status {code}"
 
-    def _send(self, data: bytes) -> None:
+    def _send(self, data: bytes, answer: str | None) -> None:
+        """Write ``data``; ``answer``: the answer it asks for ("move", "hello"; None for a message that
+        asks none), for the words of a process found gone by this write."""
         deadline = 0.0
         try:
             while data:
@@ -631,17 +637,25 @@ class SubprocessHost:
                     continue
                 data = data[n:]
         except OSError:
-            # its input is closed: let it finish dying (within a move's time), so that the report says
-            # how, and an exit with status 0 is told from a crash however slowly the process ends
-            proc = self.proc
-            if proc is not None:
-                try:
-                    proc.wait(timeout=self._timeout_s)
-                except subprocess.TimeoutExpired:
-                    pass
-            self._ended = self._exited_cleanly()
-            self._fail("crash", f"cannot write to the bot: it closed its stdin or exited ({self._exit_text()})"
-                                f"{self._between_deals()}")
+            self._gone(answer)
+
+    def _gone(self, answer: str | None) -> Any:
+        """The process found gone (its input or output closed), by a write or by a read: the same words
+        however it was found, so that one deal gives one record whatever the timing (a bot that exits
+        right after answering was recorded in two ways). It is let finish dying first, within a move's
+        time, so that the words say how, and an exit with status 0 is told from a crash however slowly
+        the process ends."""
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=self._timeout_s)
+            except subprocess.TimeoutExpired:
+                pass
+        self._buf = b""
+        self._ended = self._exited_cleanly()
+        if answer is None:  # between answers: in the words of one found gone at ``new_game``
+            self._fail("crash", f"{self._exit_text()}{self._between_deals()}")
+        where = self._between_deals() if answer == "move" else ""
+        self._fail("crash", f"{self._exit_text()} while its {answer} answer was awaited{where}")
 
     def _between_deals(self) -> str:
         """Where a process gone before its first answer of a deal most likely ended: in its handler of
@@ -694,15 +708,7 @@ class SubprocessHost:
                 chunk = b""
                 self._log.debug("read error %s", exc)
             if not chunk:
-                if self.proc is not None:
-                    try:
-                        self.proc.wait(timeout=0.5)
-                    except subprocess.TimeoutExpired:
-                        pass
-                self._buf = b""
-                self._ended = self._exited_cleanly()
-                where = self._between_deals() if what == "move" else ""
-                self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited{where}")
+                self._gone(what)
             buf += chunk
             if late or time.monotonic() >= deadline:
                 late += 1  # data past the deadline: one more look at what is waiting, then the timeout

@@ -11,6 +11,8 @@ from typing import Any, Sequence
 
 import click
 
+from arena.hosting.forking import defer
+
 from leagues.tournament.forfeits import ForfeitWatch
 
 #: the exit status of a run, match, play or season in which an entrant forfeited every deal
@@ -22,7 +24,10 @@ def interrupt_once(signum: int, frame: Any) -> None:
     first time, so what was played is kept and summarised, then exit 130; every later one is ignored,
     so the stopping (ending the workers, closing the store and the log) is not cut short by a second
     press, or by the same signal sent to the process and then to its group (``timeout -s INT``), which
-    ended in click's bare "aborted" instead of the summary."""
+    ended in click's bare "aborted" instead of the summary. One that lands while a process is forked is
+    acted on after the fork (``arena.hosting.forking``)."""
+    if defer(signum):
+        return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt

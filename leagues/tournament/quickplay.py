@@ -12,6 +12,7 @@ in order and their records come back in order.
 
 from __future__ import annotations
 
+import inspect
 import multiprocessing
 import signal
 import time
@@ -22,10 +23,13 @@ from typing import Any, Callable, Generator, Iterator, Sequence
 
 from arena import BotFailure, GameRecord, Variant, derive_seed, play_game, shuffled_deck
 from arena.hosting import clock_stops, make_player
+from arena.hosting.forking import forking
 from arena.hosting.subprocess import die_with_parent
-from arena.match import Player
+from arena.match import Player, interrupts_are_bots
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
 from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome
+
+from leagues.tournament.batching import DEATH_POLL_S
 
 
 @dataclass
@@ -204,6 +208,7 @@ def _worker_main(conn: Connection, *init: Any) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # forked: the parent's handler (which raises) is not ours
+    interrupts_are_bots()
     try:
         try:
             _init(*init)
@@ -273,13 +278,14 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
             sent += 1
 
     try:
-        for i in range(workers):
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(theirs, *init), name=f"TutePlay-{i + 1}", daemon=True)
-            proc.start()
-            theirs.close()
-            procs.append(proc)
-            conns.append(mine)
+        with forking():  # a Ctrl-C as the workers are forked is acted on once they are
+            for i in range(workers):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(theirs, *init), name=f"TutePlay-{i + 1}", daemon=True)
+                proc.start()
+                theirs.close()
+                procs.append(proc)
+                conns.append(mine)
         for w in range(workers):
             feed(w)
         while given < len(ranges):
@@ -290,9 +296,11 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
                     feed(w)
                 continue
             busy = [w for w in range(workers) if pending[w]]
-            ready = wait([conns[w] for w in busy] + [procs[w].sentinel for w in busy])
+            ready = wait([conns[w] for w in busy] + [procs[w].sentinel for w in busy], DEATH_POLL_S)
             for w in busy:
                 if conns[w] not in ready and procs[w].sentinel not in ready:
+                    if not procs[w].is_alive():  # dead, its pipes held open by a process its bot forked
+                        raise died(w)
                     continue
                 try:
                     kind, value = conns[w].recv()
@@ -349,11 +357,12 @@ def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
         tally.letters = Letters(n)
         tally.words = [0] * n
     started = time.perf_counter()
-    if ready is not None and workers > 1:  # each worker process starts its own
-        close_all(ready)
-        ready = None
-    results = _results(variant, name, lineup, names, count, seed, rule, workers, ready)
+    results: Generator[tuple[GameRecord | MatchRecord, int], None, None] | None = None
     try:
+        if ready is not None and workers > 1:  # each worker process starts its own (a Ctrl-C here: 0 played)
+            close_all(ready)
+            ready = None
+        results = _results(variant, name, lineup, names, count, seed, rule, workers, ready)
         for i, (result, stops) in enumerate(results, 1):
             if stops:
                 tally.clocked += 1
@@ -374,7 +383,10 @@ def play_run(variant: Variant, name: str, lineup: Lineup, names: Sequence[str], 
     except WorkerDied as exc:
         tally.failure = str(exc)
     finally:
-        results.close()  # now, not when collected: the workers of an interrupted run are stopped at once
+        if results is not None:
+            if ready is not None and inspect.getgeneratorstate(results) == inspect.GEN_CREATED:
+                close_all(ready)  # stopped before its first deal: the generator that would close them never ran
+            results.close()  # now, not when collected: the workers of an interrupted run are stopped at once
     tally.seconds = time.perf_counter() - started
     return tally
 

@@ -37,11 +37,13 @@ from multiprocessing_logging import MultiProcessingHandler
 
 from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from arena.hosting import BotLoadError, clock_stops, make_player, start_problem
+from arena.hosting.forking import forking
 from arena.hosting.subprocess import die_with_parent
+from arena.match import interrupts_are_bots
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.cluster import ClusterError, ClusterExecutor
-from leagues.tournament.batching import batch_size, updated_rate
+from leagues.tournament.batching import DEATH_POLL_S, batch_size, updated_rate
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
@@ -263,6 +265,7 @@ def _init_worker(entrants: dict[str, EntrantConfig], variants: dict[str, Variant
     die_with_parent()  # a runner killed with kill -9 takes its workers (and their bots) with it
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() must end a worker, whatever the parent set
+    interrupts_are_bots()
     root = logging.getLogger()
     for h in list(root.handlers):  # a forked worker inherits the parent's handlers: replace them
         root.removeHandler(h)
@@ -370,14 +373,15 @@ class Executor:
         #: per worker: the batches sent and not yet answered, and which game of the first it is playing
         self.pending: list[collections.deque[list[GameSpec]]] = [collections.deque() for _ in range(self.workers)]
         self.playing = [ctx.RawValue("i", -1) for _ in range(self.workers)]
-        for i in range(self.workers):
-            mine, theirs = ctx.Pipe()
-            proc = ctx.Process(target=_worker_main, args=(theirs, self.playing[i], *init), name=f"TuteWorker-{i + 1}",
-                               daemon=True)
-            proc.start()
-            theirs.close()
-            self.procs.append(proc)
-            self.conns.append(mine)
+        with forking():  # a Ctrl-C as the workers are forked is acted on once they are
+            for i in range(self.workers):
+                mine, theirs = ctx.Pipe()
+                proc = ctx.Process(target=_worker_main, args=(theirs, self.playing[i], *init),
+                                   name=f"TuteWorker-{i + 1}", daemon=True)
+                proc.start()
+                theirs.close()
+                self.procs.append(proc)
+                self.conns.append(mine)
 
     def batch_size(self, unsent: int | None = None) -> int:
         return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.workers)
@@ -410,9 +414,11 @@ class Executor:
             feed(w)
         while any(queued.values()):
             busy = [w for w, q in queued.items() if q]
-            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy])
+            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy], DEATH_POLL_S)
             for w in busy:
                 if self.conns[w] not in ready and self.procs[w].sentinel not in ready:
+                    if not self.procs[w].is_alive():  # dead, its pipes held open by a process its bot forked
+                        raise self.died(w)
                     continue
                 try:
                     answer = self.conns[w].recv()
@@ -549,6 +555,10 @@ def _remove_log(handler: MultiProcessingHandler, *, interrupted: bool = False) -
         handler._receive_thread.join(5.0)
         handler.sub_handler.close()
         logging.Handler.close(handler)
+        # a run that completed may have killed workers too (a match its SPRT decided): one killed while it
+        # wrote to the queue holds its lock for ever, and the exit waited for the wake-up record above
+        # (a hang after the summary). The records that count are written by now
+        handler.queue.cancel_join_thread()
 
 
 class _LogFile(logging.FileHandler):
@@ -729,69 +739,82 @@ def _run_locked(cfg: TournamentConfig, n_workers: int, new: bool, quiet: bool, s
                 Watermark(cfg, store).settle()
             return summary
         handler = _install_log(cfg.log)
-        executor: Any = None
-        completed = False
-        clock = time.perf_counter()
         try:
-            log.info("tournament %s: %s, %d variants, %d entrants, %s", cfg.name, cfg.format,
-                     len(cfg.variants), len(cfg.entrants), f"cluster {cluster}" if cluster else f"{n_workers} workers")
-            if remote is not None:
-                executor = remote
-                remote.start()
-                log.info("cluster %s: %d worker threads", cluster, remote.slots)
-            else:
-                executor = Executor(cfg, n_workers, handler.queue)
-            clock = time.perf_counter()  # games/s counts the playing, not the start of the workers
-            stored = store.stored_seats(cfg.name)
-            show = not quiet and redraw(stream)
-            mark = Watermark(cfg, store, advice)
-            if cfg.format == "round-robin":
-                _run_round_robin(cfg, store, executor, stored, summary, show, stream, mark)
-            elif cfg.format == "swiss":
-                _run_swiss(cfg, store, executor, stored, summary, show, stream, mark)
-            else:
-                _run_matches(cfg, store, executor, stored, summary, show, stream, mark)
-            executor.close()
-            executor = None
-            if store.replaced():
-                raise RunError(f"{cfg.store}: the store was deleted or replaced during the run: the "
-                               f"{summary.played} games this run played are in no file; run again to play them")
-            mark.settle()
-            store.mark_finished(cfg.name)
-            summary.seconds = time.perf_counter() - clock
-            log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
-                     summary.skipped, summary.seconds)
-            completed = True
-        except (ClusterError, StoreWriteError) as exc:
-            # the scheduler lost, a batch that kills its workers, none left; a full disk: what was
-            # committed stays whole
-            if executor is not None:
-                executor.terminate()
-                executor = None
-            log.error("tournament %s: %s", cfg.name, exc)
-            raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run in {cfg.store}: "
-                           "run again to resume") from None
-        except KeyboardInterrupt:
-            if executor is not None:
-                executor.terminate()
-                executor = None
-            played = _stored_this_run(store, summary)
-            log.warning("tournament %s: interrupted after %d games", cfg.name, played)
-            raise Interrupted(f"interrupted: {played} games stored this run in {cfg.store}; "
-                              f"run again to resume") from None
-        finally:
-            if executor is not None:
-                executor.terminate()
-            text = clocked_warning(store, [cfg.name], limit_setting)
-            if text is not None:
-                log.info(text)
-                if not completed:  # else the command says it after its table
-                    print(text, file=stream or sys.stderr, flush=True)
-            _remove_log(handler, interrupted=not completed)
+            return _play_logged(cfg, store, n_workers, quiet, stream, cluster, remote, summary, handler,
+                                limit_setting, advice)
+        except KeyboardInterrupt:  # met while the log closed, after the games (or after the stop said)
+            _remove_log(handler, interrupted=True)  # again: the one it cut short may have left it open
+            raise Interrupted(f"interrupted: {_stored_this_run(store, summary)} games stored this run in "
+                              f"{cfg.store}; run again to resume") from None
     finally:
         if remote is not None:
             remote.terminate()  # nothing if closed already; else a refusal after connecting
         store.close()
+
+
+def _play_logged(cfg: TournamentConfig, store: Store, n_workers: int, quiet: bool, stream: TextIO,
+                 cluster: str | None, remote: Any, summary: RunSummary, handler: MultiProcessingHandler,
+                 limit_setting: str, advice: str) -> RunSummary:
+    """The games of a run whose log is open (``handler``), and the log closed after them."""
+    executor: Any = None
+    completed = False
+    clock = time.perf_counter()
+    try:
+        log.info("tournament %s: %s, %d variants, %d entrants, %s", cfg.name, cfg.format,
+                 len(cfg.variants), len(cfg.entrants), f"cluster {cluster}" if cluster else f"{n_workers} workers")
+        if remote is not None:
+            executor = remote
+            remote.start()
+            log.info("cluster %s: %d worker threads", cluster, remote.slots)
+        else:
+            executor = Executor(cfg, n_workers, handler.queue)
+        clock = time.perf_counter()  # games/s counts the playing, not the start of the workers
+        stored = store.stored_seats(cfg.name)
+        show = not quiet and redraw(stream)
+        mark = Watermark(cfg, store, advice)
+        if cfg.format == "round-robin":
+            _run_round_robin(cfg, store, executor, stored, summary, show, stream, mark)
+        elif cfg.format == "swiss":
+            _run_swiss(cfg, store, executor, stored, summary, show, stream, mark)
+        else:
+            _run_matches(cfg, store, executor, stored, summary, show, stream, mark)
+        executor.close()
+        executor = None
+        if store.replaced():
+            raise RunError(f"{cfg.store}: the store was deleted or replaced during the run: the "
+                           f"{summary.played} games this run played are in no file; run again to play them")
+        mark.settle()
+        store.mark_finished(cfg.name)
+        summary.seconds = time.perf_counter() - clock
+        log.info("tournament %s: %d games played, %d already stored, %.1f s", cfg.name, summary.played,
+                 summary.skipped, summary.seconds)
+        completed = True
+    except (ClusterError, StoreWriteError) as exc:
+        # the scheduler lost, a batch that kills its workers, none left; a full disk: what was
+        # committed stays whole
+        if executor is not None:
+            executor.terminate()
+            executor = None
+        log.error("tournament %s: %s", cfg.name, exc)
+        raise RunError(f"{exc}; {_stored_this_run(store, summary)} games stored this run in {cfg.store}: "
+                       "run again to resume") from None
+    except KeyboardInterrupt:
+        if executor is not None:
+            executor.terminate()
+            executor = None
+        played = _stored_this_run(store, summary)
+        log.warning("tournament %s: interrupted after %d games", cfg.name, played)
+        raise Interrupted(f"interrupted: {played} games stored this run in {cfg.store}; "
+                          f"run again to resume") from None
+    finally:
+        if executor is not None:
+            executor.terminate()
+        text = clocked_warning(store, [cfg.name], limit_setting)
+        if text is not None:
+            log.info(text)
+            if not completed:  # else the command says it after its table
+                print(text, file=stream or sys.stderr, flush=True)
+        _remove_log(handler, interrupted=not completed)
     return summary
 
 
