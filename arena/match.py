@@ -98,15 +98,28 @@ def _bot_seeds(game_seed: int | None, players: int) -> list[int | None]:
     return out
 
 
-#: whether a KeyboardInterrupt out of a bot's call is the bot's own (``interrupts_are_bots``)
+class UserInterrupt(KeyboardInterrupt):
+    """The user's Ctrl-C (or SIGTERM), as the ``tute`` command's stop handler raises it."""
+
+
+#: whether a plain KeyboardInterrupt out of a bot's call is the bot's own (``interrupts_are_bots``)
 _BOTS_INTERRUPT = [False]
 
 
 def interrupts_are_bots() -> None:
-    """For a worker process, which ignores Ctrl-C (its parent stops it): a KeyboardInterrupt met in a
-    bot's call can only be the bot's own (raised, or ``_thread.interrupt_main``), and is that seat's
-    crash, as any exception is. It was let through as the user's, and ended ``tute run`` in a traceback."""
+    """Said by a process whose user stops it only by ``UserInterrupt`` (the ``tute`` command, whose
+    handler raises it) or not at all (a worker process, which ignores Ctrl-C; a cluster's worker
+    thread): there a plain KeyboardInterrupt met in a bot's call can only be the bot's own (raised, or
+    ``_thread.interrupt_main``), and is that seat's failure, as any exception is. It was let through as
+    the user's: ``tute run`` ended in a traceback, ``tute play -j 1`` in 'interrupted' where ``-j 2``
+    played on. Elsewhere (a library caller's own Ctrl-C) every KeyboardInterrupt passes through."""
     _BOTS_INTERRUPT[0] = True
+
+
+def users_stop(exc: BaseException) -> bool:
+    """Whether ``exc``, met in a call into a bot, is the user stopping the command rather than the bot
+    failing: the one rule for every such call (a move, a deal's start or end, a report, a start)."""
+    return isinstance(exc, KeyboardInterrupt) and (isinstance(exc, UserInterrupt) or not _BOTS_INTERRUPT[0])
 
 
 def _said(exc: BaseException) -> str:
@@ -140,7 +153,7 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
                 state.forfeit(seat, f.reason, f.detail)
                 break
             except BaseException as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
-                if isinstance(exc, KeyboardInterrupt) and not _BOTS_INTERRUPT[0]:
+                if users_stop(exc):
                     raise
                 state.forfeit(seat, "crash", f"new_game raised {_said(exc)}")
                 break
@@ -160,8 +173,8 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             state.forfeit(seat, f.reason, f.detail)
             break
         except BaseException as exc:  # GeneratorExit too: a plugin never ends the command
-            if isinstance(exc, KeyboardInterrupt) and not _BOTS_INTERRUPT[0]:
-                raise  # the user's Ctrl-C
+            if users_stop(exc):
+                raise
             state.forfeit(seat, "crash", f"choose raised {_said(exc)}")
             break
         if type(action) is not str:
@@ -185,6 +198,7 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
         if hook is not None:
             try:
                 hook(result)
-            except Exception:  # noqa: BLE001 - the deal is decided; a failing goodbye changes nothing
-                pass
+            except BaseException as exc:  # noqa: BLE001 - the deal is decided; a failing goodbye changes nothing
+                if users_stop(exc):
+                    raise
     return record

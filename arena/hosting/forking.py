@@ -35,14 +35,14 @@ def forking() -> Iterator[None]:
     _depth += 1
     try:
         yield
-    finally:
+    finally:  # a fork that failed too: the stop is acted on now, not at some later, unrelated fork
         _depth -= 1
-    if _depth == 0 and _noted and os.getpid() == _pid:
-        signum = _noted[0]
-        _noted.clear()
-        handler = signal.getsignal(signum)
-        if callable(handler):
-            handler(signum, None)
+        if _depth == 0 and _noted and os.getpid() == _pid:
+            signum = _noted[0]
+            _noted.clear()
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                handler(signum, None)
 
 
 def defer(signum: int) -> bool:

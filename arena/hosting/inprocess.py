@@ -6,7 +6,7 @@ import logging
 import time
 from typing import Any, Callable, Sequence
 
-from ..match import BotFailure
+from ..match import BotFailure, users_stop
 from ..protocol import stops_value
 from .spec import BotSpec
 from .subprocess import GRACE_MS
@@ -75,7 +75,9 @@ def reported_stops(bot: Any) -> int | None:
     try:
         counter = getattr(bot, "clock_stops", None)
         n = counter() if callable(counter) else counter
-    except (Exception, SystemExit):  # noqa: BLE001 - a bot's report must never fail (nor end) a run
+    except BaseException as exc:  # noqa: BLE001 - a bot's report must never fail (nor end) a run
+        if users_stop(exc):
+            raise
         return None
     return stops_value(n)
 
@@ -91,8 +93,7 @@ def _guarded(method: Callable[..., Any], what: str, limit_ms: int | None = None)
     """``method`` with a ``SystemExit`` it raises (a bot's ``sys.exit``) turned into a crash forfeit:
     the referee forfeits a seat on an ``Exception``, and a ``SystemExit`` would otherwise end the whole
     run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` passes
-    through: the user's Ctrl-C, but in a worker process, which ignores Ctrl-C, the bot's own crash
-    (``arena.match.interrupts_are_bots``). With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
+    through: ``play_game`` tells the user's stop from the bot's own (``arena.match.users_stop``). With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
     a subprocess is allowed) is a timeout forfeit, as it would be from a subprocess."""
 
     def call(*args: Any) -> Any:

@@ -333,14 +333,14 @@ class SubprocessHost:
         self._token = f"{os.getpid()}.{next(_starts)}"
         env = {**(os.environ if self.env is None else self.env), BOT_VARIABLE: self._token}
         try:
-            with forking():  # a Ctrl-C as the bot is forked is acted on once it is
+            with forking():  # a Ctrl-C as the bot is forked is acted on once it is, and ``close`` finds it
                 proc = subprocess.Popen(
                     self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0,
                     close_fds=True, start_new_session=True, preexec_fn=_limit_memory(self.memory_mb),
                     env=env, cwd=self.cwd)
+                self.proc = proc
         except OSError as exc:
             raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
-        self.proc = proc
         self.starts += 1
         self._stops_seen = 0  # a new process counts from 0, its acts from 1 (docs/protocol.md)
         self.request = 0
@@ -644,10 +644,10 @@ class SubprocessHost:
         however it was found, so that one deal gives one record whatever the timing (a bot that exits
         right after answering was recorded in two ways). It is let finish dying first, within a move's
         time, so that the words say how, and an exit with status 0 is told from a crash however slowly
-        the process ends."""
+        the process ends (at most 5 s: a move's limit may be a day)."""
         if self.proc is not None:
             try:
-                self.proc.wait(timeout=self._timeout_s)
+                self.proc.wait(timeout=min(self._timeout_s, 5.0))
             except subprocess.TimeoutExpired:
                 pass
         self._buf = b""

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import click
 
 from arena.hosting.forking import defer
+from arena.match import UserInterrupt
 
 from leagues.tournament.forfeits import ForfeitWatch
 
@@ -30,7 +31,7 @@ def interrupt_once(signum: int, frame: Any) -> None:
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    raise UserInterrupt  # the user's: a plain KeyboardInterrupt out of a bot is the bot's (users_stop)
 
 
 class StopOnceOnInterrupt:

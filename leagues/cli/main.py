@@ -20,6 +20,7 @@ import click
 from tabulate import tabulate
 
 from arena import VARIANTS, BotFailure, VariantError, get_variant
+from arena.match import interrupts_are_bots
 from arena.matchplay import MatchError, MatchRule
 from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
@@ -29,7 +30,7 @@ from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interr
 from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, max_workers
-from leagues.tournament.database import OPENED
+from leagues.tournament.database import OPENED, is_busy
 from leagues.tournament.forfeits import ForfeitWatch, first_line
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 from leagues.tournament.terminal import clocked, per_second, plural
@@ -477,15 +478,47 @@ _register_commands()
 def _store_failure_hint(exc: sqlite3.DatabaseError) -> str:
     """What a store's failure met in a query most likely is: not every one is a damaged file."""
     text = str(exc).lower()
-    if "locked" in text or "busy" in text:
+    if is_busy(exc):
         return "another program holds it: try again when it is done"
     if "disk i/o" in text or "full" in text:
         return "the disk or its file system failed: the file may be whole"
     return "a damaged file? tute verify reads every game"
 
 
+class StderrOrNothing:
+    """stderr whose reader may leave (``2> >(head -1)``, ``2>&1 >/dev/null | grep -m1 ...``): the
+    command goes on to its end, and its exit status still says how it ended; what it would have said
+    there has no reader. (A write failing there stopped a run, and was taken for a broken pipe to a
+    worker: "a bug of tute-arena", exit 1.)"""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                return int(self.stream.write(text))
+            except BrokenPipeError:
+                self.gone = True
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self.gone = True
+
+    def __getattr__(self, name: str) -> Any:  # fileno, isatty, encoding: the stream's own
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: click's errors and ours become one line on stderr."""
+    if sys.stderr is not None and not isinstance(sys.stderr, StderrOrNothing):
+        sys.stderr = StderrOrNothing(sys.stderr)  # type: ignore[assignment]
+    interrupts_are_bots()  # the user stops this command by UserInterrupt (its handler's): a bot's is its own
     try:
         with StopOnceOnInterrupt():
             cli.main(args=list(argv) if argv is not None else None, prog_name="tute", standalone_mode=False)

@@ -107,7 +107,7 @@ def register(cli: click.Group) -> None:
         is refused unless --new.
 
         Exit status: 0 played (or finished earlier); 1 played, but stored games whose rows cannot be read
-        are left out of the table (named above it); 2 a bad config, a bot that does not start (unless
+        are left out of the table (named after it); 2 a bad config, a bot that does not start (unless
         --forfeit-missing), a tournament another tute is running, --new refused; 3 played, but an entrant forfeited every
         deal (the table means nothing: see the forfeits above it); 130 interrupted (run again to resume).
 

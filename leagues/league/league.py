@@ -407,8 +407,7 @@ class League:
             first, why = sorted(store.damaged.items())[0]
             raise LeagueError(f"{cfg.store}: season {season.season} cannot be finished: "
                               f"{plural(len(store.damaged), 'stored game')} cannot be read (first: {first}: {why}); "
-                              f"restore the store from a copy (or delete those games' rows: the season plays "
-                              f"them again), then run the season again to finish it")
+                              f"restore the store from a copy, then run the season again to finish it")
         n_div = len(season.tournaments)
 
         def table_of(scope: str) -> list[TableRow]:

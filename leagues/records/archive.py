@@ -149,7 +149,7 @@ def export_lines(store: Store, tournament: str | None = None) -> Iterator[str]:
                 data = parse_line(text)
                 MatchRecord.from_json(data) if is_match_json(data) else check_record(data)
             except (ValueError, KeyError, TypeError) as exc:
-                store.damaged[gid] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                store.mark_damaged(gid, name, f"{type(exc).__name__}: {str(exc)[:200]}")
                 continue
             schedule = {"tournament": g.tournament, "variant": g.variant, "variant_index": g.variant_index,
                         "round": g.round, "table": g.table, "deal": g.deal, "rotation": g.rotation,
@@ -838,8 +838,6 @@ def planned_of(config: dict[str, Any], base: Path) -> int | None:
         return planned_games(cfg)
     except (ConfigError, KeyError, TypeError, ValueError, AttributeError):
         return None
-
-
 
 
 def _minimal_config(name: str, labels: dict[str, _Label], entrants: list[str]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 from distributed import WorkerPlugin
 
 from arena import Variant
+from arena.match import interrupts_are_bots
 from arena.matchplay import MatchRule
 
 from leagues.tournament.config import EntrantConfig
@@ -70,6 +71,7 @@ class TutePlayers(WorkerPlugin):  # type: ignore[misc]
         from leagues.tournament.runner import Worker
 
         logging.getLogger("leagues").setLevel(logging.INFO)  # what the client forwards to the run's log
+        interrupts_are_bots()  # games run in Dask's threads, which no Ctrl-C reaches: one there is a bot's
         _PLAYERS[self.name] = Worker(*self.args, matches=dict(self.matches))
         address = str(getattr(worker, "address", "?"))
         if self.checked is not None and address not in self.checked:

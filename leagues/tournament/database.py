@@ -93,7 +93,8 @@ def _open(uri: str) -> sqlite3.Connection:
     return db
 
 
-def _busy(exc: sqlite3.Error) -> bool:
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds the file (not a damaged one)."""
     return getattr(exc, "sqlite_errorname", "") in ("SQLITE_BUSY", "SQLITE_LOCKED") or "locked" in str(exc)
 
 
@@ -106,7 +107,7 @@ def _connect_readonly(path: Path, error: type[Exception], what: str) -> sqlite3.
     try:
         return _open(uri + "?mode=ro")
     except sqlite3.Error as exc:
-        if _busy(exc):
+        if is_busy(exc):
             raise error(f"{path}: the {what} is locked by another process ({exc}); try again when it is done") from None
         first = exc
     wal = Path(str(path) + "-wal")

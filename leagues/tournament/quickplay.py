@@ -299,9 +299,9 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
             ready = wait([conns[w] for w in busy] + [procs[w].sentinel for w in busy], DEATH_POLL_S)
             for w in busy:
                 if conns[w] not in ready and procs[w].sentinel not in ready:
-                    if not procs[w].is_alive():  # dead, its pipes held open by a process its bot forked
-                        raise died(w)
-                    continue
+                    if procs[w].is_alive() or conns[w].poll():  # (an answer it sent: read it first)
+                        continue
+                    raise died(w)  # dead, its pipes held open by a process its bot forked
                 try:
                     kind, value = conns[w].recv()
                 except (EOFError, OSError):

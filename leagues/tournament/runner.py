@@ -39,7 +39,7 @@ from arena import BotFailure, GameResult, Variant, play_game, shuffled_deck
 from arena.hosting import BotLoadError, clock_stops, make_player, start_problem
 from arena.hosting.forking import forking
 from arena.hosting.subprocess import die_with_parent
-from arena.match import interrupts_are_bots
+from arena.match import interrupts_are_bots, users_stop
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.cluster import ClusterError, ClusterExecutor
@@ -189,8 +189,9 @@ class Worker:
             try:
                 p = create_player(self.entrants[name], self.time_limit_ms, self.memory_mb)
                 log.info("worker %d: started %s (copy %d)", os.getpid(), name, copy)
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a bot that cannot start (even by sys.exit)
-                # forfeits, it does not crash us
+            except BaseException as exc:  # noqa: BLE001 - a bot that cannot start (even by sys.exit)
+                if users_stop(exc):  # forfeits, it does not crash us
+                    raise
                 log.error("worker %d: cannot start %s: %s", os.getpid(), name, exc)
                 p = _Broken(f"cannot start: {exc}")
             self.players[key] = p
@@ -249,7 +250,9 @@ class Worker:
             if close is not None:
                 try:
                     close()
-                except Exception as exc:  # noqa: BLE001 - closing is best effort
+                except BaseException as exc:  # noqa: BLE001 - closing is best effort
+                    if users_stop(exc):
+                        raise
                     log.warning("closing %s: %s", key[0], exc)
         self.players.clear()
 
@@ -417,9 +420,9 @@ class Executor:
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy], DEATH_POLL_S)
             for w in busy:
                 if self.conns[w] not in ready and self.procs[w].sentinel not in ready:
-                    if not self.procs[w].is_alive():  # dead, its pipes held open by a process its bot forked
-                        raise self.died(w)
-                    continue
+                    if self.procs[w].is_alive() or self.conns[w].poll():  # (an answer it sent: read it first)
+                        continue
+                    raise self.died(w)  # dead, its pipes held open by a process its bot forked
                 try:
                     answer = self.conns[w].recv()
                 except (EOFError, OSError):

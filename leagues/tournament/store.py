@@ -254,6 +254,11 @@ class Store:
         #: the tournament of each of them: a fold of a tournament with holes is never kept as its table
         self.damaged_in: dict[str, str] = {}
 
+    def mark_damaged(self, game_id: str, tournament: str, why: str) -> None:
+        """A game whose row (or record) could not be read: readers name it, no table is kept without it."""
+        self.damaged[game_id] = why
+        self.damaged_in[game_id] = tournament
+
     def damaged_of(self, tournament: str) -> list[str]:
         """The games of ``tournament`` found damaged so far (by the reads made on this connection)."""
         return sorted(gid for gid, name in self.damaged_in.items() if name == tournament)
@@ -508,8 +513,7 @@ class Store:
             return GameRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(seats), tuple(units), r[10], r[11],
                            r[12], result)
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-            self.damaged[str(r[0])] = f"{type(exc).__name__}: {str(exc)[:200]}"
-            self.damaged_in[str(r[0])] = str(r[1])
+            self.mark_damaged(str(r[0]), str(r[1]), f"{type(exc).__name__}: {str(exc)[:200]}")
             return None
 
     def a_record(self, tournament: str, variant_index: int) -> GameRecord | None:
@@ -589,8 +593,7 @@ class Store:
             try:
                 text = unpack(r[-1])
             except ValueError as exc:
-                self.damaged[str(r[0])] = str(exc)
-                self.damaged_in[str(r[0])] = str(r[1])
+                self.mark_damaged(str(r[0]), str(r[1]), str(exc))
                 text = ""
             yield self._row(r[:-1]), str(r[0]), text
 
