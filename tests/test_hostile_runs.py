@@ -181,7 +181,7 @@ def test_in_process_host_lets_ctrl_c_through() -> None:
 
 
 def test_a_second_ctrl_c_is_ignored_while_the_first_stops_the_command() -> None:
-    from leagues.cli.exits import StopOnceOnInterrupt, interrupt_once
+    from leagues.cli.exits import StopOnceOnInterrupt, ignore_stop, interrupt_once
 
     before_int, before_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
     with StopOnceOnInterrupt():
@@ -195,7 +195,8 @@ def test_a_second_ctrl_c_is_ignored_while_the_first_stops_the_command() -> None:
         os.kill(os.getpid(), signal.SIGINT)  # the second: ignored, the command is stopping
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(0.05)
-        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is ignore_stop
+        assert signal.getsignal(signal.SIGTERM) is ignore_stop
     finally:
         signal.signal(signal.SIGINT, before_int)
         signal.signal(signal.SIGTERM, before_term)

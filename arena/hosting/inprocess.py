@@ -93,8 +93,9 @@ def _guarded(method: Callable[..., Any], what: str, limit_ms: int | None = None)
     """``method`` with a ``SystemExit`` it raises (a bot's ``sys.exit``) turned into a crash forfeit:
     the referee forfeits a seat on an ``Exception``, and a ``SystemExit`` would otherwise end the whole
     run (or silently kill a worker process) with the bot's exit status. A ``KeyboardInterrupt`` passes
-    through: ``play_game`` tells the user's stop from the bot's own (``arena.match.users_stop``). With ``limit_ms``, an answer later than it (and ``GRACE_MS``, as
-    a subprocess is allowed) is a timeout forfeit, as it would be from a subprocess."""
+    through: ``play_game`` tells the user's stop from the bot's own (``arena.match.users_stop``). With
+    ``limit_ms``, an answer later than it (and ``GRACE_MS``, as a subprocess is allowed) is a timeout
+    forfeit, as it would be from a subprocess."""
 
     def call(*args: Any) -> Any:
         try:

@@ -29,9 +29,15 @@ def interrupt_once(signum: int, frame: Any) -> None:
     acted on after the fork (``arena.hosting.forking``)."""
     if defer(signum):
         return
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # not SIG_IGN: the other signal, already caught and waiting for its handler, would find SIG_IGN
+    # there and raise "Signal 15 ignored due to race condition" (a traceback when both come at once)
+    signal.signal(signal.SIGINT, ignore_stop)
+    signal.signal(signal.SIGTERM, ignore_stop)
     raise UserInterrupt  # the user's: a plain KeyboardInterrupt out of a bot is the bot's (users_stop)
+
+
+def ignore_stop(signum: int, frame: Any) -> None:
+    """A stop signal after the first: the command is stopping already."""
 
 
 class StopOnceOnInterrupt:
@@ -41,13 +47,20 @@ class StopOnceOnInterrupt:
 
     def __enter__(self) -> None:
         self.previous: Any = None
-        if threading.current_thread() is threading.main_thread() and \
-                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        self.previous_term: Any = None
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.previous = signal.signal(signal.SIGINT, interrupt_once)
+        # SIGTERM too, from the start: one while a command starts its bots killed it without a word
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self.previous_term = signal.signal(signal.SIGTERM, interrupt_once)
 
     def __exit__(self, *exc: object) -> None:
         if self.previous is not None and signal.getsignal(signal.SIGINT) is interrupt_once:
             signal.signal(signal.SIGINT, self.previous)
+        if self.previous_term is not None and signal.getsignal(signal.SIGTERM) is interrupt_once:
+            signal.signal(signal.SIGTERM, self.previous_term)
 
 
 def say_forfeits(watch: ForfeitWatch) -> None:

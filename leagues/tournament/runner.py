@@ -376,15 +376,21 @@ class Executor:
         #: per worker: the batches sent and not yet answered, and which game of the first it is playing
         self.pending: list[collections.deque[list[GameSpec]]] = [collections.deque() for _ in range(self.workers)]
         self.playing = [ctx.RawValue("i", -1) for _ in range(self.workers)]
-        with forking():  # a Ctrl-C as the workers are forked is acted on once they are
-            for i in range(self.workers):
-                mine, theirs = ctx.Pipe()
-                proc = ctx.Process(target=_worker_main, args=(theirs, self.playing[i], *init),
-                                   name=f"TuteWorker-{i + 1}", daemon=True)
-                proc.start()
-                theirs.close()
-                self.procs.append(proc)
-                self.conns.append(mine)
+        try:
+            with forking():  # a Ctrl-C as the workers are forked is acted on once they are
+                for i in range(self.workers):
+                    mine, theirs = ctx.Pipe()
+                    proc = ctx.Process(target=_worker_main, args=(theirs, self.playing[i], *init),
+                                       name=f"TuteWorker-{i + 1}", daemon=True)
+                    proc.start()
+                    theirs.close()
+                    self.procs.append(proc)
+                    self.conns.append(mine)
+        except BaseException:
+            # the caller never holds this executor: the workers started are killed here (one not yet in
+            # its own code ignores the exit's SIGTERM, and the exit would wait for it for ever)
+            self.terminate()
+            raise
 
     def batch_size(self, unsent: int | None = None) -> int:
         return batch_size(self.seconds_per_game, self.BATCH_SECONDS, self.MAX_BATCH, unsent, self.QUEUED * self.workers)
@@ -396,10 +402,13 @@ class Executor:
         queued = dict.fromkeys(range(self.workers), 0)
         sent = 0
         more = True
+        #: workers found dead by a send: their answers already in the pipe are read (and stored) first,
+        #: then the death is said (the run stops there; the batch that could not be sent is played on resume)
+        dead: set[int] = set()
 
         def feed(w: int) -> None:
             nonlocal sent, more
-            while more and queued[w] < self.QUEUED:
+            while more and queued[w] < self.QUEUED and w not in dead:
                 size = self.batch_size(None if count is None else count - sent)
                 batch_specs = list(itertools.islice(source, size))
                 if not batch_specs:
@@ -408,14 +417,18 @@ class Executor:
                 try:
                     self.conns[w].send(batch_specs)
                 except OSError:  # its end of the pipe is closed: it died since its last answer
-                    raise self.died(w) from None
+                    dead.add(w)
+                    return
                 self.pending[w].append(batch_specs)
                 queued[w] += 1
                 sent += len(batch_specs)
 
         for w in range(self.workers):
             feed(w)
-        while any(queued.values()):
+        while any(queued.values()) or dead:
+            for w in dead:
+                if not queued[w]:  # every answer it sent is read
+                    raise self.died(w)
             busy = [w for w, q in queued.items() if q]
             ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy], DEATH_POLL_S)
             for w in busy:
