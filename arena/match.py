@@ -144,19 +144,21 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
     names = list(names) if names else [type(p).__name__ for p in players]
     state = GameState.new(variant, deck, dealer)
     infos = game_infos(state, game_id, seed, names)
+    # a failing new_game is the seat's forfeit at its first decision of the deal, as a bot in its own
+    # process reports it (it has no answer to give before): the same record in-process or not, and
+    # none in a deal the seat sits out (a cabrero dealer) or that ends before it is asked
+    failed: dict[int, tuple[str, str]] = {}
     for seat, p in enumerate(players):
         hook = getattr(p, "new_game", None)
         if hook is not None:
             try:
                 hook(infos[seat])
             except BotFailure as f:
-                state.forfeit(seat, f.reason, f.detail)
-                break
+                failed[seat] = (f.reason, f.detail)
             except BaseException as exc:  # a plugin's bug is its own forfeit, never the tournament's crash
                 if users_stop(exc):
                     raise
-                state.forfeit(seat, "crash", f"new_game raised {_said(exc)}")
-                break
+                failed[seat] = ("crash", f"new_game raised {_said(exc)}")
     # the loop every decision of every game runs: its lookups made once (a fifth of its cost)
     view_of, legal_actions, apply = PlayerView.of, state.legal_actions, state.apply
     choosers = [p.choose for p in players]
@@ -166,6 +168,9 @@ def play_game(variant: Variant, deck: Sequence[int], dealer: int, players: Seque
             apply(legal[0])
             continue
         seat = state.current
+        if failed and seat in failed:
+            state.forfeit(seat, *failed[seat])
+            break
         view = view_of(state, seat)  # the referee's own work: a fault here is no seat's forfeit
         try:
             action = choosers[seat](view)

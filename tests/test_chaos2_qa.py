@@ -14,6 +14,17 @@ between deals, found by ``new_game``'s look, by its write or by the first act).
 Each defect below is reproduced exactly (a gate file the bot waits for, a wrapped function, a signal
 raised in place), never by sleeping for luck. Open (strict xfails):
 
+- a worker killed while it writes an answer, while a process its in-process bot forked holds its pipe:
+  the parent blocks reading the rest for as long as that process lives (the 0.5 s liveness poll runs
+  only when nothing is readable);
+- a second stop (SIGTERM) while ``tute play`` prints its summary after the first: the command restored
+  the SIGTERM handler it found, which is ``interrupt_once`` again: "tute: aborted", no summary;
+- Ctrl-C twice as ``tute`` starts (importing its commands): a traceback of two KeyboardInterrupts, and
+  the process killed by SIGINT.
+
+Fixed since, by one rule for a process found gone between deals (``SubprocessHost._settle``) and
+a failing ``new_game`` said at the seat's first decision (``play_game``); their tests now pin it:
+
 - a bot that crashes in its ``game_over`` is recorded in other words when found at the next deal's
   ``new_game`` than when found by that deal's first act: one deal, two records, by timing (five ``-j 1``
   runs of one config stored five different stores);
@@ -25,14 +36,7 @@ raised in place), never by sleeping for luck. Open (strict xfails):
 - a restart that fails at the ``new_game`` of a deal the bot sits out (cabrero with five) forfeits that
   deal, the dealer's who plays none of it (a loser, a letter), or, found later, the next one, by timing;
 - an in-process bot whose ``new_game`` raises in a deal it sits out forfeits it; in a subprocess the
-  same bot forfeits nothing;
-- a worker killed while it writes an answer, while a process its in-process bot forked holds its pipe:
-  the parent blocks reading the rest for as long as that process lives (the 0.5 s liveness poll runs
-  only when nothing is readable);
-- a second stop (SIGTERM) while ``tute play`` prints its summary after the first: the command restored
-  the SIGTERM handler it found, which is ``interrupt_once`` again: "tute: aborted", no summary;
-- Ctrl-C twice as ``tute`` starts (importing its commands): a traceback of two KeyboardInterrupts, and
-  the process killed by SIGINT.
+  same bot forfeits nothing.
 
 Fixed by 3dbdc1d, their tests now pin the fix: a worker that died after answering a batch had the
 answered games dropped while the run said "the finished games are stored"; a Ctrl-C deferred over the
@@ -359,8 +363,6 @@ def test_a_worker_slower_than_many_liveness_polls_is_not_taken_for_dead(
 
 
 # ---------------------------------------------------------------------------------------------- defects
-@pytest.mark.xfail(strict=True, reason="QA defect: a bot that crashes in game_over is recorded in other words when "
-                                       "new_game finds it than when the first act does")
 def test_a_bot_that_crashes_in_game_over_is_recorded_alike_however_soon_the_next_deal_comes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bot exits with status 1 in deal 0's game_over; deal 1 is its forfeit either way. Dead before
@@ -378,8 +380,6 @@ def test_a_bot_that_crashes_in_game_over_is_recorded_alike_however_soon_the_next
     assert by_look == by_act
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: the pending crash's stderr tail is read before the stderr thread "
-                                       "has read it: the record has the traceback or not by timing")
 def test_a_crash_found_at_new_game_has_its_stderr_whatever_the_reading_threads_pace(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``SubprocessHost.new_game`` makes the crash pending with ``self._pump.tail_text()`` read at once,
@@ -420,8 +420,6 @@ def test_a_crash_found_at_new_game_has_its_stderr_whatever_the_reading_threads_p
     assert busy == quiet
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a status-0 end after game_over found by new_game's look is not "
-                                       "the deal's one restart: a second end is a crash or not by timing")
 def test_a_second_end_before_the_first_answer_is_the_deals_crash_however_the_first_was_found(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """docs/protocol.md: a process that ends with status 0 after game_over is started afresh for the
@@ -437,8 +435,6 @@ def test_a_second_end_before_the_first_answer_is_the_deals_crash_however_the_fir
     assert by_look[0] == by_act[0], (by_look, by_act)
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a bot whose restart fails at the new_game of a deal it sits out "
-                                       "(cabrero) forfeits that deal, or the next, by timing")
 def test_a_restart_that_fails_before_a_deal_the_bot_sits_out_is_not_that_deals_forfeit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cabrero with five, a bot that plays one deal a process (status 0 after game_over) and whose next
@@ -472,8 +468,6 @@ class FailsSittingOut(RandomBot):
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: an in-process bot whose new_game raises in a deal it sits out "
-                                       "forfeits that deal (a loser of it); in a subprocess it does not")
 def test_a_new_game_failure_in_a_deal_the_bot_sits_out_is_judged_alike_in_process_and_in_a_subprocess(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Cabrero with five, the bot deals deal 0 and sits it out; its ``new_game`` raises there. In a
@@ -503,6 +497,51 @@ def test_a_new_game_failure_in_a_deal_the_bot_sits_out_is_judged_alike_in_proces
     assert sat_out["sit_out"] == 0
     assert sat_out["forfeit"] is None and 0 not in sat_out["losers"], sat_out
     assert results["inprocess"] == results["subprocess"]
+
+
+FAILS_EVERY_NEW_GAME = '''
+from bots.random_bot import RandomBot
+
+
+class FailsEveryNewGame(RandomBot):
+    def new_game(self, info):
+        super().new_game(info)
+        raise ValueError("no deal for me")
+'''
+
+
+@pytest.mark.parametrize("variant, seat", [("tute-2", 1), ("tute-4", 3), ("cabrero-5", 2)])
+def test_a_failing_new_game_is_the_same_forfeit_in_process_and_in_a_subprocess(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variant: str, seat: int) -> None:
+    """The seat loses at its first decision of the deal, whichever way it is hosted: the other seats
+    play up to it, and the record (its actions, the others' ranks by their points then) is the same.
+    In-process it used to lose before any card, where a subprocess could only say it at the first act."""
+    from arena import get_variant, play_game, shuffled_deck
+    from arena.hosting import make_player
+
+    (tmp_path / "qa_fails_new_game.py").write_text(FAILS_EVERY_NEW_GAME)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    v = get_variant(variant)
+    records = {}
+    for isolation in ("inprocess", "subprocess"):
+        bot: Any = make_player("qa_fails_new_game:FailsEveryNewGame", {"seed": 1}, isolation=isolation)
+        try:
+            players = [make_player("random", {"seed": s}) for s in range(v.players)]
+            players[seat] = bot
+            records[isolation] = [json.loads(play_game(v, shuffled_deck(v, 7 + g), g % v.players, players,
+                                                       game_id=f"g{g}", seed=7 + g,
+                                                       names=[f"p{s}" for s in range(v.players)]).dumps())
+                                  for g in range(3)]
+        finally:
+            bot.close()
+    for rec in records["inprocess"] + records["subprocess"]:
+        f = rec["result"]["forfeit"]
+        if f is not None:
+            assert f["seat"] == seat and "no deal for me" in f["detail"], f
+            f["detail"] = ""  # a subprocess adds the traceback its child printed
+    assert any(r["result"]["forfeit"] for r in records["inprocess"])
+    assert any(r["actions"] for r in records["inprocess"] if r["result"]["forfeit"]) or seat == 1
+    assert records["inprocess"] == records["subprocess"]
 
 
 def test_a_batch_answered_before_its_worker_died_is_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

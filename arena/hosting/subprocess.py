@@ -258,6 +258,25 @@ class _StderrPump(threading.Thread):
         return "\n".join(lines)[-TAIL_CHARS:]
 
 
+class _Failure(BotFailure):
+    """A host's ``BotFailure``, with what it needs to be told again later: the stderr of a process
+    found gone between deals is read when its failure is said (``retold``), at the deal's first act,
+    not when it was found, when the thread reading it may not have caught up (a busy machine)."""
+
+    def __init__(self, reason: str, bare: str, pump: _StderrPump | None) -> None:
+        self.reason, self.bare, self.pump = reason, bare, pump
+        super().__init__(reason, self._told())
+
+    def _told(self) -> str:
+        tail = self.pump.tail_text() if self.pump is not None else ""
+        return f"{self.bare}; stderr: {tail}" if tail and self.reason != "protocol" else self.bare
+
+    def retold(self) -> "_Failure":
+        if self.pump is not None:
+            self.pump.join(timeout=1.0)
+        return _Failure(self.reason, self.bare, self.pump)
+
+
 class SubprocessHost:
     """A bot in a child process speaking the protocol: an external program, or a Python plugin under
     ``python -m arena.hosting.child``. One process serves many games in a row; a failure kills it and the next
@@ -301,12 +320,13 @@ class SubprocessHost:
         #: ended by exiting with status 0
         self._deal: dict[str, Any] | None = None
         self._answered = False
-        #: a game_over was sent, and no answer read since
-        self._after_game_over = False
-        #: a crash found between deals, said at the next deal this seat plays (``choose``)
-        self._crashed: str | None = None
         self._restarted = False
         self._ended = False
+        #: a game_over was sent, and no answer read since
+        self._after_game_over = False
+        #: a failure found outside a move (between deals: ``_settle``), said at the first act of the next
+        #: deal this bot plays
+        self._pending: _Failure | None = None
         #: the ``BOT_VARIABLE`` value of the current process: what it leaves behind carries it too
         self._token = ""
         self._in = -1
@@ -340,7 +360,7 @@ class SubprocessHost:
                     env=env, cwd=self.cwd)
                 self.proc = proc
         except OSError as exc:
-            raise BotFailure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
+            raise _Failure("crash", f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}", None) from None
         self.starts += 1
         self._stops_seen = 0  # a new process counts from 0, its acts from 1 (docs/protocol.md)
         self.request = 0
@@ -462,68 +482,75 @@ class SubprocessHost:
 
     # ----------------------------------------------------------------------------- the protocol
     def new_game(self, info: dict[str, Any]) -> None:
-        """A process that exited (status 0) between deals, after ``game_over`` (some bots play one deal
-        a process), is started again for the next, however soon the next deal comes: found gone here,
-        gone while this message is written, or gone before its first answer (``choose``), always the
-        same single restart, so such a bot is judged alike with one worker or two, on a quiet machine
-        or a busy one. A second end before that answer is the deal's crash. A process that crashed
-        between deals (any other status) is started again here too, and its crash is the forfeit of
-        the first deal it is asked to play (``choose``), as when it is found gone later: it used to be
-        started again silently here, so its crash counted or not by timing. (Not this deal's forfeit
-        here: a cabrero dealer who sits the deal out plays none of it.)"""
+        """Start the deal for this bot; never its forfeit here, whatever is found (``_settle``).
+
+        A failure found now (the process gone since the last deal, a restart that fails, a write that
+        fails) is said at the deal's first act, as a plugin's own failing ``new_game`` is: a cabrero
+        dealer who sits the deal out plays none of it, so it is the forfeit of the next deal it plays."""
         self._deal = info
         self._answered = False
         self._restarted = False
-        if not self.alive:
-            if self.proc is not None:
-                if not self._exited_cleanly() and self._crashed is None:
-                    tail = self._pump.tail_text() if self._pump is not None else ""
-                    self._crashed = f"{self._exit_text()}{self._between_deals()}" + (f"; stderr: {tail}" if tail else "")
-                self._log.warning("restarting: %s", self._exit_text())
-            self.start()
-        try:
-            self._begin(info)
-        except BotFailure as f:
-            if self._restarted or f.reason != "crash" or (not self._ended and self._crashed is not None):
-                raise
-            if not self._ended:  # crashed between deals, found by this write rather than above: the same
-                self._crashed = f.detail
-            self._restart_for_deal()
+        failure, self._pending = self._pending, None  # found at game_over, or over a deal sat out
+        if failure is None:
+            try:
+                if self.proc is not None and not self.alive:
+                    self._gone(None)  # ended since the last deal: told as if this write had found it
+                self._begin_deal()
+                return
+            except _Failure as f:
+                failure = f
+        self._settle(failure)
 
-    def _begin(self, info: dict[str, Any]) -> None:
+    def _settle(self, failure: "_Failure") -> None:
+        """The one rule for a process found gone after the last deal's game_over and before its first
+        answer of this deal, however it was found: by ``new_game``'s look, its write, ``game_over``'s
+        write, or the first act. A process that exited with status 0 (some bots play one deal a
+        process) is started again, once a deal, silently; a second such end, or any other failure, is
+        pending: the forfeit of the first deal the bot is asked to play (``choose``). Found by timing
+        alone, each end used to be judged its own way: in other words, counted as the deal's restart
+        or not, or as the forfeit of a deal a cabrero dealer sits out."""
+        while failure.reason == "crash" and self._ended and not self._restarted:
+            self._log.info("restarting: the process ended with status 0 between deals")
+            self._restarted = True
+            try:
+                self._begin_deal()
+                return
+            except _Failure as f:
+                failure = f
+        self._pending = failure
+
+    def _begin_deal(self) -> None:
+        """A process for the deal (started if there is none), told the deal's ``new_game``."""
+        if self.proc is None:
+            self.start()
         self._encoder = self._new_encoder()  # both ends forget the last deal's tricks (and rules) here
         # the move limit rides along (``time_ms``, as in every ``act``), so a bot can plan its time
-        info = dict(info, time_ms=self.time_limit_ms)
+        info = dict(self._deal if self._deal is not None else {}, time_ms=self.time_limit_ms)
         self._send(new_game_message(info) if self.codec == CODEC_JSON
                    else self._control(dict(info, type="new_game")), None)
 
     def _exited_cleanly(self) -> bool:
         """Whether the process ended by exiting with status 0: a bot done with its deal, not one that
-        crashed (which forfeits at once, as before)."""
+        crashed."""
         return self.proc is not None and self.proc.poll() == 0
 
-    def _restart_for_deal(self) -> None:
-        """The one restart of a deal whose process ended before its first answer (``new_game``)."""
-        self._log.warning("restarting: the process ended between deals")
-        self._restarted = True
-        self.start()
-        self._begin(self._deal if self._deal is not None else {})
-
     def choose(self, view: PlayerView) -> Any:
-        if self._crashed is not None:  # found crashed between deals (``new_game``): this deal is its forfeit
-            detail, self._crashed = self._crashed, None
+        if self._pending is not None:  # found between deals (``_settle``): this deal is its forfeit
+            failure, self._pending = self._pending, None
             self._kill()
-            self._log.warning("crash: %s", detail)
-            raise BotFailure("crash", detail)
+            failure = failure.retold()
+            self._log.warning("%s, found between deals: %s", failure.reason, failure.detail)
+            raise failure
         if self._answered or self._deal is None:
             return self._choose(view)
         try:
             action = self._choose(view)
-        except BotFailure:
-            if not self._ended or self._restarted:  # one restart a deal, wherever the end was met
-                raise
-            self._restart_for_deal()
-            action = self._choose(view)  # a second end is the deal's crash
+        except _Failure as f:
+            self._settle(f)  # gone before its first answer of the deal: as found at new_game
+            if self._pending is not None:
+                failure, self._pending = self._pending, None
+                raise failure from None
+            action = self._choose(view)
         self._answered = True
         return action
 
@@ -581,17 +608,15 @@ class SubprocessHost:
 
     def game_over(self, result: dict[str, Any]) -> None:
         """The deal is decided: a bot that cannot be told so changes nothing of it. A process found
-        gone here with status 0 is started again at the next deal; one that crashed (or shut its input
-        and lingers) forfeits the first deal it is asked to play, as if it were found gone at
-        ``new_game``: which of the two finds it depends only on timing."""
+        gone here is judged at the next deal's ``new_game`` (``_settle``), as one found gone there."""
         self._after_game_over = True
         if self.alive:
             try:
                 self._send(game_over_message(result) if self.codec == CODEC_JSON
                            else self._control({"type": "game_over", "result": result}), None)
-            except BotFailure as f:
-                if f.reason == "crash" and not self._ended and self._crashed is None:
-                    self._crashed = f.detail  # in the words of one found gone at ``new_game``
+            except _Failure as f:
+                if f.reason == "crash" and self._pending is None:  # (one that stopped reading is only killed)
+                    self._pending = f
 
     # ----------------------------------------------------------------------------- plumbing
     def _fail(self, reason: str, detail: str) -> Any:
@@ -601,11 +626,10 @@ class SubprocessHost:
         that writes its traceback and exits at once is often seen gone (its stdout closed) before the
         pump has read those last lines, and the report would lack them."""
         self._kill()
-        tail = self._pump.tail_text() if self._pump is not None else ""
-        if tail and reason != "protocol":
-            detail = f"{detail}; stderr: {tail}"
-        self._log.warning("%s: %s", reason, detail)
-        raise BotFailure(reason, detail)
+        failure = _Failure(reason, detail, self._pump)
+        # an exit with status 0 is a bot done with its deal (``_settle``) until it is judged otherwise
+        self._log.log(logging.INFO if self._ended else logging.WARNING, "%s: %s", reason, failure.detail)
+        raise failure
 
     def _exit_text(self) -> str:
         proc = self.proc
@@ -652,10 +676,10 @@ class SubprocessHost:
                 pass
         self._buf = b""
         self._ended = self._exited_cleanly()
-        if answer is None:  # between answers: in the words of one found gone at ``new_game``
+        if answer is None or (answer == "move" and self._after_game_over):
+            # between answers, or before the first of a deal: the same words however soon the deal came
             self._fail("crash", f"{self._exit_text()}{self._between_deals()}")
-        where = self._between_deals() if answer == "move" else ""
-        self._fail("crash", f"{self._exit_text()} while its {answer} answer was awaited{where}")
+        self._fail("crash", f"{self._exit_text()} while its {answer} answer was awaited")
 
     def _between_deals(self) -> str:
         """Where a process gone before its first answer of a deal most likely ended: in its handler of
