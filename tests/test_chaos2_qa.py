@@ -14,9 +14,6 @@ between deals, found by ``new_game``'s look, by its write or by the first act).
 Each defect below is reproduced exactly (a gate file the bot waits for, a wrapped function, a signal
 raised in place), never by sleeping for luck. Open (strict xfails):
 
-- a worker killed while it writes an answer, while a process its in-process bot forked holds its pipe:
-  the parent blocks reading the rest for as long as that process lives (the 0.5 s liveness poll runs
-  only when nothing is readable);
 - a second stop (SIGTERM) while ``tute play`` prints its summary after the first: the command restored
   the SIGTERM handler it found, which is ``interrupt_once`` again: "tute: aborted", no summary;
 - Ctrl-C twice as ``tute`` starts (importing its commands): a traceback of two KeyboardInterrupts, and
@@ -37,6 +34,12 @@ a failing ``new_game`` said at the seat's first decision (``play_game``); their 
   deal, the dealer's who plays none of it (a loser, a letter), or, found later, the next one, by timing;
 - an in-process bot whose ``new_game`` raises in a deal it sits out forfeits it; in a subprocess the
   same bot forfeits nothing.
+
+Fixed since, by reading every answer of a worker as the pipe gives it (``leagues.tournament.pipes``):
+
+- a worker killed while it writes an answer, while a process its in-process bot forked holds its pipe:
+  the parent blocks reading the rest for as long as that process lives (the 0.5 s liveness poll runs
+  only when nothing is readable).
 
 Fixed by 3dbdc1d, their tests now pin the fix: a worker that died after answering a batch had the
 answered games dropped while the run said "the finished games are stored"; a Ctrl-C deferred over the
@@ -591,8 +594,6 @@ def test_a_batch_answered_before_its_worker_died_is_stored(tmp_path: Path, monke
     assert ids[2] not in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a worker killed while it writes an answer, its pipe held by a "
-                                       "process its bot forked: the run waits for ever")
 def test_a_worker_killed_mid_answer_while_its_bots_helper_lives_is_said_not_waited_for(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The first pass made the parent ask every 0.5 s whether a worker lives, for a worker dead while a

@@ -1,11 +1,6 @@
-"""How many games go to a worker at a time: the local pool and the cluster share the rule; and how
-often a parent waiting on its worker processes asks whether each still lives."""
+"""How many games go to a worker at a time: the local pool and the cluster share the rule."""
 
 from __future__ import annotations
-
-#: how often a waiting parent asks whether a worker still lives: a process a bot forked inherits the
-#: worker's ends of its pipe and sentinel, so neither says the worker's death while that process lives
-DEATH_POLL_S = 0.5
 
 
 def batch_size(seconds_per_game: float | None, seconds: float, largest: int, unsent: int | None,

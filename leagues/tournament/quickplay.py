@@ -29,7 +29,7 @@ from arena.match import Player, interrupts_are_bots
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
 from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome
 
-from leagues.tournament.batching import DEATH_POLL_S
+from leagues.tournament.pipes import DEATH_POLL_S, receive
 
 
 @dataclass
@@ -303,7 +303,7 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
                         continue
                     raise died(w)  # dead, its pipes held open by a process its bot forked
                 try:
-                    kind, value = conns[w].recv()
+                    kind, value = receive(conns[w], procs[w].is_alive)
                 except (EOFError, OSError):
                     raise died(w) from None
                 if kind == "error":

@@ -43,7 +43,8 @@ from arena.match import interrupts_are_bots, users_stop
 from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.cluster import ClusterError, ClusterExecutor
-from leagues.tournament.batching import DEATH_POLL_S, batch_size, updated_rate
+from leagues.tournament.batching import batch_size, updated_rate
+from leagues.tournament.pipes import DEATH_POLL_S, receive
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
@@ -437,7 +438,7 @@ class Executor:
                         continue
                     raise self.died(w)  # dead, its pipes held open by a process its bot forked
                 try:
-                    answer = self.conns[w].recv()
+                    answer = receive(self.conns[w], self.procs[w].is_alive)
                 except (EOFError, OSError):
                     raise self.died(w) from None
                 if isinstance(answer, str):
