@@ -12,12 +12,7 @@ in a fork that fails), the 0.5 s liveness poll, and ``SubprocessHost``'s pending
 between deals, found by ``new_game``'s look, by its write or by the first act).
 
 Each defect below is reproduced exactly (a gate file the bot waits for, a wrapped function, a signal
-raised in place), never by sleeping for luck. Open (strict xfails):
-
-- a second stop (SIGTERM) while ``tute play`` prints its summary after the first: the command restored
-  the SIGTERM handler it found, which is ``interrupt_once`` again: "tute: aborted", no summary;
-- Ctrl-C twice as ``tute`` starts (importing its commands): a traceback of two KeyboardInterrupts, and
-  the process killed by SIGINT.
+raised in place), never by sleeping for luck. Each was a strict xfail until fixed; none is open.
 
 Fixed since, by one rule for a process found gone between deals (``SubprocessHost._settle``) and
 a failing ``new_game`` said at the seat's first decision (``play_game``); their tests now pin it:
@@ -40,6 +35,14 @@ Fixed since, by reading every answer of a worker as the pipe gives it (``leagues
 - a worker killed while it writes an answer, while a process its in-process bot forked holds its pipe:
   the parent blocks reading the rest for as long as that process lives (the 0.5 s liveness poll runs
   only when nothing is readable).
+
+Fixed since, by setting the stop signals' handlers in one place (``StopOnceOnInterrupt``, and
+``leagues.console`` ignoring a second Ctrl-C as it says "aborted"):
+
+- a second stop (SIGTERM) while ``tute play`` prints its summary after the first: the command restored
+  the SIGTERM handler it found, which is ``interrupt_once`` again: "tute: aborted", no summary;
+- Ctrl-C twice as ``tute`` starts (importing its commands): a traceback of two KeyboardInterrupts, and
+  the process killed by SIGINT.
 
 Fixed by 3dbdc1d, their tests now pin the fix: a worker that died after answering a batch had the
 answered games dropped while the run said "the finished games are stored"; a Ctrl-C deferred over the
@@ -867,8 +870,6 @@ main(sys.argv[2:])
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a second stop (SIGTERM) as tute play prints its summary after "
-                                       "the first: 'tute: aborted', no summary")
 @pytest.mark.parametrize("first", ["SIGINT", "SIGTERM"])
 def test_a_second_stop_while_play_prints_its_summary_is_ignored(tmp_path: Path, first: str) -> None:
     """``interrupt_once`` ignores every stop after the first, "so the stopping ... is not cut short by a
@@ -926,8 +927,6 @@ main(sys.argv[2:])
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: Ctrl-C twice as tute starts (importing its commands): a traceback "
-                                       "of two KeyboardInterrupts, killed by SIGINT")
 def test_a_second_ctrl_c_as_tute_starts_is_ignored(tmp_path: Path) -> None:
     """``leagues.console.main`` catches a Ctrl-C while the commands are imported (a noticeable moment: 0.3 s
     and more on a busy machine) and says "tute: aborted", exit 130, but with SIGINT still Python's default

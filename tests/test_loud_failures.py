@@ -243,10 +243,13 @@ def test_ctrl_c_while_the_commands_are_still_importing_is_one_line_not_a_traceba
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", interrupted_import)
+    before = signal.getsignal(signal.SIGINT)
     with pytest.raises(SystemExit) as stop:
         main(["--help"])
     assert stop.value.code == 130
     assert capsys.readouterr().err == "tute: aborted\n"
+    # put back: a caller in the same process keeps its Ctrl-C, and passes no ignored one to its programs
+    assert signal.getsignal(signal.SIGINT) is before
 
 
 def test_the_tute_script_and_python_m_leagues_start_at_the_console_module(tmp_path: Path) -> None:

@@ -41,9 +41,11 @@ def ignore_stop(signum: int, frame: Any) -> None:
 
 
 class StopOnceOnInterrupt:
-    """``interrupt_once`` for Ctrl-C while a command runs (the CLI's entry point); put back after it
-    unless it fired (then the process is ending, and a second Ctrl-C must still find it ignored). Not
-    in a thread, which cannot set handlers, nor where SIGINT is ignored (a background job)."""
+    """``interrupt_once`` for Ctrl-C and SIGTERM while a command runs (the CLI's entry point, the one
+    place that sets them: a command that set SIGTERM's again and put it back before its summary made a
+    second stop there raise); put back after it unless it fired (then the process is ending, and a
+    second stop must still find it ignored). Not in a thread, which cannot set handlers, nor where
+    SIGINT is ignored (a background job)."""
 
     def __enter__(self) -> None:
         self.previous: Any = None

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import shlex
-import signal
 import sys
 from dataclasses import asdict
 from datetime import datetime
@@ -17,7 +16,7 @@ from tabulate import tabulate
 
 from arena.hosting import ISOLATIONS
 
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.exits import exit_if_all_forfeited, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
 from leagues.cli.records import exit_if_damaged, report_damaged
 from leagues.cli.style import redraw
@@ -172,7 +171,6 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
       tute league season -l club --workers 2
     """
     with _open(league_path) as lg:
-        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             done, summaries = lg.play_season(workers=workers, quiet=quiet, cluster=cluster,
                                              forfeit_missing=forfeit_missing)
@@ -182,8 +180,6 @@ def season(league_path: str, workers: int | None, cluster: str | None, quiet: bo
             click.echo("tute: interrupted: the games played are stored; run tute league season again to finish "
                        "the season", err=True)
             sys.exit(130)
-        finally:
-            signal.signal(signal.SIGTERM, old)
         played = sum(s.played for s in summaries)
         skipped = sum(s.skipped for s in summaries)
         secs = sum(s.seconds for s in summaries)

@@ -9,7 +9,6 @@ import json
 import logging
 import os
 import select
-import signal
 import sqlite3
 import sys
 import time
@@ -26,7 +25,7 @@ from arena.variants import OPTION_NOTES
 from arena.hosting import BotLoadError
 from arena.record_schema import ID_MAX, text_problem
 
-from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited, interrupt_once
+from leagues.cli.exits import StopOnceOnInterrupt, exit_if_all_forfeited
 from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, max_workers
@@ -234,7 +233,6 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
                 raise
         failed: list[str] = []  # the records file's write error (a full disk): said after the summary
         progress = _progress(games, "matches" if rule else "deals")
-        old_term = signal.signal(signal.SIGTERM, interrupt_once)  # as run does: a summary, exit 130
         try:
             watch = ForfeitWatch()  # as run counts them: to exit 3 when a bot forfeited every deal
 
@@ -250,7 +248,6 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             tally = play_run(v, variant, lineup, names, games, seed, rule=rule, workers=workers,
                              on_record=on_record, on_progress=progress, ready=ready)
         finally:
-            signal.signal(signal.SIGTERM, old_term)
             if out:
                 try:
                     out.close()

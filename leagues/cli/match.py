@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
-import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import click
 
 from arena.hosting import is_command
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.exits import exit_if_all_forfeited, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
 from leagues.cli.records import report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers,
@@ -167,7 +166,6 @@ def register(cli: click.Group) -> None:
             raise UserError(_options_words(str(exc))) from None
         _refuse_other_kinds(cfg.store, cfg.name)
         limit = "--time-limit"  # where this command takes the move limit, for the clocked games' warning
-        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
                                      limit_setting=limit)
@@ -176,8 +174,6 @@ def register(cli: click.Group) -> None:
         except Interrupted as exc:
             click.echo(f"tute: {exc}", err=True)
             sys.exit(130)
-        finally:
-            signal.signal(signal.SIGTERM, old)
         with Store(cfg.store) as store:
             monitor = monitor_of_store(cfg, store.games(cfg.name))
             watch = forfeit_watch(store, cfg.name)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
-from leagues.cli.exits import exit_if_all_forfeited, interrupt_once, say_clocked, say_forfeits
+from leagues.cli.exits import exit_if_all_forfeited, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
 from leagues.cli.records import exit_if_damaged, report_damaged
 from leagues.tournament.config import (MATCH_FORMATS, WORKERS_PER_CPU, ConfigError, TournamentConfig, load_config,
@@ -123,7 +122,6 @@ def register(cli: click.Group) -> None:
             _user_error(str(exc))
         if new:
             _confirm_new(cfg.name, cfg.store, yes)
-        old = signal.signal(signal.SIGTERM, interrupt_once)
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
                                      forfeit_missing=forfeit_missing)
@@ -137,8 +135,6 @@ def register(cli: click.Group) -> None:
         except KeyboardInterrupt:  # the bots or the cluster starting: no game had begun
             click.echo(f"tute: interrupted before play began; run again to start {cfg.name}", err=True)
             sys.exit(130)
-        finally:
-            signal.signal(signal.SIGTERM, old)
         if summary.already_finished:
             click.echo(f"{cfg.name}: finished earlier; its table from {cfg.store}:", err=True)
         else:
