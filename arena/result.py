@@ -125,6 +125,12 @@ def sides_in_play(teams: Sequence[Sequence[int]], sit_out: int | None) -> list[S
     return [t for t in teams if sit_out is None or sit_out not in t]
 
 
+def names_in_play(seats: Sequence[str], sit_out: int | None) -> set[str]:
+    """The entrants who played the deal, by ``sides_in_play``'s rule: every seat's but a dealer's who
+    sat it out (a deal it plays no card of is no deal it played, nor one it could forfeit)."""
+    return {n for s, n in enumerate(seats) if s != sit_out}
+
+
 def versus(mine: int, theirs: int) -> float:
     """One side's score against one other, from their ranks (0 first): 1 above, 0.5 level, 0 below."""
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0

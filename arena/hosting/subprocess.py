@@ -271,6 +271,9 @@ class _Failure(BotFailure):
         tail = self.pump.tail_text() if self.pump is not None else ""
         return f"{self.bare}; stderr: {tail}" if tail and self.reason != "protocol" else self.bare
 
+    def __reduce__(self) -> tuple[Any, ...]:  # its pump is a thread: sent elsewhere, it is the plain failure
+        return BotFailure, (self.reason, self.detail)
+
     def retold(self) -> "_Failure":
         if self.pump is not None:
             self.pump.join(timeout=1.0)
@@ -398,7 +401,9 @@ class SubprocessHost:
         return json.dumps(msg, separators=(",", ":")).encode() + b"\n"
 
     def close(self) -> None:
-        """Ask the bot to quit, then make sure: kill its process group. Safe to call twice."""
+        """Ask the bot to quit, then make sure: kill its process group. Safe to call twice. A failure
+        still pending (found after the last deal) goes with the process: a host used again starts afresh."""
+        self._pending = None
         proc = self.proc
         if proc is None:
             return
@@ -485,8 +490,9 @@ class SubprocessHost:
         """Start the deal for this bot; never its forfeit here, whatever is found (``_settle``).
 
         A failure found now (the process gone since the last deal, a restart that fails, a write that
-        fails) is said at the deal's first act, as a plugin's own failing ``new_game`` is: a cabrero
-        dealer who sits the deal out plays none of it, so it is the forfeit of the next deal it plays."""
+        fails) is said at the first act of the next deal the bot plays: this one, unless it is a cabrero
+        dealer who sits it out. A process's failure outlives the deal it was found in, where a plugin's
+        own failing ``new_game`` belongs to its deal (``play_game``, ``arena.hosting.child``)."""
         self._deal = info
         self._answered = False
         self._restarted = False
@@ -628,7 +634,8 @@ class SubprocessHost:
         self._kill()
         failure = _Failure(reason, detail, self._pump)
         # an exit with status 0 is a bot done with its deal (``_settle``) until it is judged otherwise
-        self._log.log(logging.INFO if self._ended else logging.WARNING, "%s: %s", reason, failure.detail)
+        quiet = self._ended and reason == "crash"
+        self._log.log(logging.INFO if quiet else logging.WARNING, "%s: %s", reason, failure.detail)
         raise failure
 
     def _exit_text(self) -> str:
@@ -674,11 +681,16 @@ class SubprocessHost:
                 self.proc.wait(timeout=min(self._timeout_s, 5.0))
             except subprocess.TimeoutExpired:
                 pass
-        self._buf = b""
         self._ended = self._exited_cleanly()
         if answer is None or (answer == "move" and self._after_game_over):
-            # between answers, or before the first of a deal: the same words however soon the deal came
+            # between answers, or before the first of a deal: the same words however soon the deal came,
+            # and a line it printed before it ended is said as the next act would find it
+            extra = self._pending_output()
+            self._buf = b""
+            if extra.strip():
+                self._fail("protocol", f"output nobody asked for (before act {self.request + 1}): {extra[:200]!r}")
             self._fail("crash", f"{self._exit_text()}{self._between_deals()}")
+        self._buf = b""
         self._fail("crash", f"{self._exit_text()} while its {answer} answer was awaited")
 
     def _between_deals(self) -> str:

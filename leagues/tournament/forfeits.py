@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from arena.record_schema import escaped
+from arena.result import names_in_play
 from leagues.tournament.packing import unpack
 from leagues.tournament.store import ROW_RESULT
 
@@ -50,6 +51,14 @@ def row_forfeits(row: Sequence[Any]) -> tuple[int, list[tuple[int, str, str, str
         return 1, []
     deals = json.loads(unpack(row[ROW_RECORD])).get("deals", [])
     return len(deals), deal_forfeits(deals, row[ROW_ID])
+
+
+def row_sit_out(row: Sequence[Any]) -> int | None:
+    """The seat that sat the stored row's deal out (cabrero with 5 or 6), if any."""
+    result_json = row[ROW_RESULT]
+    if '"sit_out":' not in result_json:
+        return None
+    return json.loads(result_json).get("sit_out")
 
 
 def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tuple[int, str, str, str]]:
@@ -97,11 +106,13 @@ class ForfeitWatch:
     def add(self, row: Sequence[Any]) -> list[str]:
         """Count one stored row; return the warnings it triggers (at most one per entrant per run)."""
         deals, forfeits = row_forfeits(row)
-        return self.add_game(json.loads(row[ROW_SEATS]), deals, forfeits)
+        return self.add_game(json.loads(row[ROW_SEATS]), deals, forfeits, row_sit_out(row))
 
-    def add_game(self, seats: Sequence[str], deals: int, forfeits: Sequence[tuple[int, str, str, str]]) -> list[str]:
-        """Count one game of ``deals`` deals (a match has several) and its forfeits."""
-        for name in set(seats):
+    def add_game(self, seats: Sequence[str], deals: int, forfeits: Sequence[tuple[int, str, str, str]],
+                 sit_out: int | None = None) -> list[str]:
+        """Count one game of ``deals`` deals (a match has several) and its forfeits; a dealer who sat
+        the deal out did not play it (as the tally counts: the summary and the warning agree)."""
+        for name in names_in_play(seats, sit_out):
             self.entrants.setdefault(name, EntrantForfeits()).games += deals
         warnings = []
         for seat, reason, detail, gid in forfeits:
@@ -109,7 +120,7 @@ class ForfeitWatch:
             e.forfeits += 1
             e.reasons[reason] += 1
             e.first.setdefault(reason, (gid, detail))
-        for name in set(seats):
+        for name in names_in_play(seats, sit_out):
             e = self.entrants[name]
             if e.warned or not e.forfeits:
                 continue

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, versus
+from arena.result import LOSS, SHARED, WIN, names_in_play, outcome, sides_in_play, thrown_in, versus
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater
@@ -230,7 +230,7 @@ class Tally:
         if forfeits is None:
             f = row.result.forfeit
             forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
-        for name in {n for s, n in enumerate(row.seats) if s != row.result.sit_out}:
+        for name in names_in_play(row.seats, row.result.sit_out):
             self.forfeits.setdefault(name, EntrantForfeits()).games += deals
             self.dirty_forfeits.add(name)
         for seat, reason, detail, gid in forfeits:
