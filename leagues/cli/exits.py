@@ -42,8 +42,9 @@ def ignore_stop(signum: int, frame: Any) -> None:
 
 class StopOnceOnInterrupt:
     """``interrupt_once`` for Ctrl-C and SIGTERM while a command runs (the CLI's entry point, the one
-    place that sets them: a command that set SIGTERM's again and put it back before its summary made a
-    second stop there raise); put back after it unless it fired (then the process is ending, and a
+    place a command sets them: one that set SIGTERM's again and put it back before its summary made a
+    second stop there raise; only a local Dask cluster's start holds both aside for its moment, in
+    ``leagues.tournament.cluster``); put back after it unless it fired (then the process is ending, and a
     second stop must still find it ignored). Not in a thread, which cannot set handlers, nor where
     SIGINT is ignored (a background job)."""
 
