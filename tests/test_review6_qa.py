@@ -492,3 +492,35 @@ def test_a_runs_forfeit_warning_does_not_count_a_deal_the_entrant_sat_out() -> N
     assert watch.entrants["bad"].games == 4 and watch.entrants["bad"].forfeits == 4
     assert watch.entrants["r1"].games == 4
     assert len(warnings) == 1 and warnings[0].startswith("warning: bad forfeited 4 of its first 4 deals"), warnings
+
+
+def test_a_crash_after_the_last_deal_is_logged_at_close(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """A bot that crashes in the last deal's game_over has no deal left to forfeit: its host says so in the
+    log when it closes, where it used to say nothing."""
+    import logging
+
+    from arena import get_variant
+    from arena.hosting import make_player
+
+    (tmp_path / "gate_bot.py").write_text(GATE_BOT)
+    (tmp_path / "gate").touch()
+    monkeypatch.setenv("QA_GO_AT", "1")
+    monkeypatch.setenv("QA_GO_STATUS", "3")
+    for key in ("QA_ERR", "QA_NG_EXIT", "QA_HELLO_EXIT"):
+        monkeypatch.delenv(key, raising=False)
+    host: Any = make_player([sys.executable, str(tmp_path / "gate_bot.py"), str(tmp_path)], time_limit_ms=10_000)
+    game_over = host.game_over
+
+    def then_dead(result: dict[str, Any]) -> None:
+        game_over(result)
+        host.proc.wait(timeout=30)  # it ends in its game_over (the gate is open)
+
+    host.game_over = then_dead
+    caplog.set_level(logging.WARNING, logger="arena.hosting")
+    try:
+        assert deals(get_variant("tute-2"), host, 1, (0,)) == [None]
+    finally:
+        host.close()
+    said = [r.getMessage() for r in caplog.records if "after the last deal" in r.getMessage()]
+    assert len(said) == 1 and "status 3" in said[0], [r.getMessage() for r in caplog.records]

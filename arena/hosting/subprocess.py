@@ -402,11 +402,17 @@ class SubprocessHost:
 
     def close(self) -> None:
         """Ask the bot to quit, then make sure: kill its process group. Safe to call twice. A failure
-        still pending (found after the last deal) goes with the process: a host used again starts afresh."""
-        self._pending = None
+        still pending (found after the last deal) goes with the process: a host used again starts afresh.
+        It is logged, as a crash in the last deal's game_over has no deal left to forfeit."""
+        if self._pending is not None:
+            self._log.warning("%s after the last deal (no deal left to forfeit): %s", self._pending.reason,
+                              self._pending.retold().detail)
+            self._pending = None
         proc = self.proc
         if proc is None:
             return
+        if proc.poll() not in (None, 0) and self._after_game_over:
+            self._log.warning("%s after the last deal (no deal left to forfeit)", self._exit_text())
         if proc.poll() is None:
             try:
                 os.write(self._in, QUIT if self.codec == CODEC_JSON else self._control({"type": "quit"}))
