@@ -265,7 +265,7 @@ def register(cli: click.Group) -> None:
         Examples:
           tute replay builtin/tute-2/r1/t0/d3/s1 --seat 0 --step
           tute replay --file games.jsonl --index 3 --lang es --long
-          tute replay builtin/tute-4-pairs/r1/t1/d0/s0 --html game.html
+          tute replay builtin/tute-4-pairs/r1/t0/d0/s0 --html game.html
         """
         if file_ and game_id:
             fail(f"give a GAME_ID or --file FILE, not both ({game_id} and --file {file_})")
