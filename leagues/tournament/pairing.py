@@ -12,11 +12,14 @@ byes so far. When the tournament has rounds enough to become a full round robin,
 required to leave the unplayed pairs splittable into the remaining rounds (a 1-factorization search),
 so ``n - 1`` rounds (``n`` when odd) of Swiss are a true round robin.
 
-Tables of 3 or more units: the ``n mod k`` sit-outs are the entrants with the fewest sit-outs, then the
-lowest score, then the seeded hash; the rest are partitioned to minimise repeat meetings first and score
-spread second: exactly (all partitions) for small fields, else by seeded local search over swaps. A
-repeat-free round cannot exist when some active entrant has fewer than ``k - 1`` active entrants it has
-not met; then the fewest repeats found are used.
+Tables of 3 or more units: the ``n mod k`` sit-outs are entrants with the fewest sit-outs; the rest are
+partitioned to minimise repeat meetings first (a pair's m-th meeting again counting m, so that no pair
+meets a third time while two could meet a second) and score spread second. For small fields this is
+exact (all partitions), and the sit-outs are chosen with the tables: of those the fewest-sit-outs rule
+allows, the ones whose tables repeat least, then the lowest scores, then the seeded hash. Larger fields
+take the lowest scores and seeded local search over swaps. A repeat-free round cannot exist when some
+active entrant has fewer than ``k - 1`` active entrants it has not met; then the fewest repeats found
+are used.
 """
 
 from __future__ import annotations
@@ -308,14 +311,36 @@ def choose_sitouts(names: Sequence[str], count: int, h: History, seed: int, roun
     return sorted(ranked[:count])
 
 
+def sitout_choices(names: Sequence[str], count: int, h: History, seed: int, round_no: int) -> list[list[str]]:
+    """Every choice of ``count`` sit-outs that the fewest-sit-outs rule allows (those with fewer sit-outs
+    than the last one needed all sit out; the rest are any of those tied with it), in the order of
+    ``choose_sitouts``'s preference: its own choice first."""
+    ranked = sorted(names, key=lambda n: (h.byes[n], h.score(n), _tie(seed, round_no, n), n))
+    if not count:
+        return [[]]
+    line = h.byes[ranked[count - 1]]
+    forced = [n for n in ranked if h.byes[n] < line]
+    tied = [n for n in ranked if h.byes[n] == line]
+    return [sorted(forced + list(c)) for c in itertools.combinations(tied, count - len(forced))]
+
+
 def _pair_many(names: list[str], k: int, h: History, seed: int, round_no: int) -> Round:
-    sit = choose_sitouts(names, len(names) % k, h, seed, round_no)
-    active = [n for n in names if n not in sit]
-    groups = len(active) // k
-    if _partition_count(len(active), k) <= EXACT_LIMIT:
-        best = min(_partitions(active, k), key=lambda p: _cost(p, h, seed, round_no))
+    count = len(names) % k
+    exact = _partition_count(len(names) - count, k)
+    if exact > EXACT_LIMIT:
+        sit = choose_sitouts(names, count, h, seed, round_no)
+        active = [n for n in names if n not in sit]
+        best = _greedy_tables(active, k, len(active) // k, h, seed, round_no)
     else:
-        best = _greedy_tables(active, k, groups, h, seed, round_no)
+        choices = sitout_choices(names, count, h, seed, round_no)
+        if len(choices) * exact > EXACT_LIMIT:
+            choices = choices[:1]
+        # who sits out decides who can meet: among the sit-outs the fewest-sit-outs rule allows, the
+        # one whose tables repeat fewest meetings, then the usual order (the lowest scores sit out)
+        cost, _, sit, best = min((_cost(p, h, seed, round_no), i, sit, p)
+                                 for i, sit in enumerate(choices)
+                                 for p in [min(_partitions([n for n in names if n not in sit], k),
+                                               key=lambda p: _cost(p, h, seed, round_no))])
     tables = [tuple(sorted(t, key=lambda n: (h.seat_balance[n], _tie(seed, round_no, n)))) for t in best]
     return Round(_order_tables(tables, h), tuple(sit))
 
@@ -336,7 +361,8 @@ def _partitions(items: list[str], k: int) -> Iterable[list[tuple[str, ...]]]:
 
 
 def _table_cost(t: Sequence[str], h: History, seed: int, round_no: int) -> tuple[int, int, int]:
-    repeats = sum(h.meetings(a, b) for a, b in itertools.combinations(t, 2))
+    # a pair's m-th meeting again costs m: two pairs meeting a second time before one a third
+    repeats = sum(m * (m + 1) // 2 for a, b in itertools.combinations(t, 2) for m in [h.meetings(a, b)])
     scores = [h.score(n) for n in t]
     mean = sum(scores) / len(scores)
     spread = int(round(sum((s - mean) ** 2 for s in scores) * 100))
