@@ -337,10 +337,10 @@ def _pair_many(names: list[str], k: int, h: History, seed: int, round_no: int) -
             choices = choices[:1]
         # who sits out decides who can meet: among the sit-outs the fewest-sit-outs rule allows, the
         # one whose tables repeat fewest meetings, then the usual order (the lowest scores sit out)
-        cost, _, sit, best = min((_cost(p, h, seed, round_no), i, sit, p)
-                                 for i, sit in enumerate(choices)
-                                 for p in [min(_partitions([n for n in names if n not in sit], k),
-                                               key=lambda p: _cost(p, h, seed, round_no))])
+        _, _, sit, best = min((_cost(p, h, seed, round_no)[0], i, sit, p)
+                              for i, sit in enumerate(choices)
+                              for p in [min(_partitions([n for n in names if n not in sit], k),
+                                            key=lambda p: _cost(p, h, seed, round_no))])
     tables = [tuple(sorted(t, key=lambda n: (h.seat_balance[n], _tie(seed, round_no, n)))) for t in best]
     return Round(_order_tables(tables, h), tuple(sit))
 
