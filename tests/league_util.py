@@ -6,6 +6,7 @@ import json
 import math
 import sqlite3
 import subprocess
+import textwrap
 import time
 from contextlib import closing
 from pathlib import Path
@@ -140,3 +141,51 @@ def carried_priors(state: dict[tuple[str, str], tuple[int, float, float, int]], 
         var = sigma ** 2 + (season - last) * r.tau ** 2 + (r.version_sigma ** 2 if v != version else 0.0)
         priors[name] = (mu, min(r.sigma, math.sqrt(var)))
     return priors
+
+
+def protocol_bot(name: str, *, head: str = "", hello: str = "", new_game: str = "", act: str = "",
+                 game_over: str = "", after: str = "") -> str:
+    """The script of a protocol bot (JSON lines) that plays at random, seeded per deal, and echoes the
+    request number (examples/random_bot.py's loop), with a test's own code at its moments: ``head``
+    before the loop, then in the branch of each message (``msg``, ``rng`` and ``reply`` in scope;
+    ``act`` runs before the answer is chosen), and ``after`` once an answer is written. The loop every
+    test bot shares, written once."""
+    def at(code: str) -> str:
+        return textwrap.indent(textwrap.dedent(code).strip("\n"), " " * 8) + "\n" if code.strip() else ""
+
+    return (f"import json, os, random, sys, time\n{textwrap.dedent(head).strip()}\n"
+            "rng = random.Random(0)\n"
+            "for line in sys.stdin:\n"
+            "    msg = json.loads(line)\n"
+            "    kind = msg.get('type')\n"
+            "    if kind == 'hello':\n"
+            f"{at(hello)}"
+            f"        reply = {{'type': 'hello', 'name': {name!r}}}\n"
+            "    elif kind == 'new_game':\n"
+            "        rng = random.Random(f\"{msg['seed']}/{msg['seat']}\")\n"
+            f"{at(new_game)}"
+            "        continue\n"
+            "    elif kind == 'act':\n"
+            f"{at(act)}"
+            "        reply = {'action': rng.choice(msg['legal']), 'request': msg.get('request')}\n"
+            "    elif kind == 'game_over':\n"
+            f"{at(game_over)}"
+            "        continue\n"
+            "    elif kind == 'quit':\n"
+            "        break\n"
+            "    else:\n"
+            "        continue\n"
+            "    sys.stdout.write(json.dumps(reply) + '\\n')\n"
+            "    sys.stdout.flush()\n"
+            f"{textwrap.indent(textwrap.dedent(after).strip(), ' ' * 4)}\n")
+
+
+#: ``protocol_bot``'s ``head`` for a bot that counts its processes: each start adds an "x" to the file
+#: ``starts`` in the folder argv[1] (``folder``), and knows its own number (``start``, from 1)
+COUNTS_ITS_STARTS = '''
+folder = sys.argv[1]
+with open(os.path.join(folder, "starts"), "a+") as fh:
+    fh.seek(0)
+    start = len(fh.read()) + 1
+    fh.write("x")
+'''

@@ -74,7 +74,7 @@ from typing import Any
 
 import pytest
 
-from league_util import TESTS, config_text, write_config
+from league_util import COUNTS_ITS_STARTS, TESTS, config_text, protocol_bot, write_config
 
 TUTE = str(Path(sys.executable).parent / "tute")
 
@@ -105,49 +105,27 @@ def no_traceback(stderr: str) -> bool:
 #: waits for the file ``gate`` (the test says when), writes QA_ERR lines to stderr and exits with status
 #: QA_GO_STATUS. A process whose start number is in QA_NG_EXIT exits with status 0 at its first new_game,
 #: one whose number is in QA_HELLO_EXIT exits with status 1 instead of answering the hello.
-GATE_BOT = '''
-import json, os, random, sys, time
-folder = sys.argv[1]
-with open(os.path.join(folder, "starts"), "a+") as fh:
-    fh.seek(0)
-    start = len(fh.read()) + 1
-    fh.write("x")
+GATE_BOT = protocol_bot("gate", head=COUNTS_ITS_STARTS + r'''
 go_at = int(os.environ.get("QA_GO_AT", "0"))
 status = int(os.environ.get("QA_GO_STATUS", "1"))
 ng_exit = [int(x) for x in os.environ.get("QA_NG_EXIT", "").split(",") if x]
-rng = random.Random(0)
 overs = 0
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        if str(start) in os.environ.get("QA_HELLO_EXIT", "").split(","):
-            os._exit(1)
-        reply = {"type": "hello", "name": "gate"}
-    elif kind == "new_game":
-        if start in ng_exit:
-            os._exit(0)
-        rng = random.Random(f"{msg['seed']}/{msg['seat']}")
-        continue
-    elif kind == "act":
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "game_over":
-        overs += 1
-        if start == 1 and overs == go_at:
-            while not os.path.exists(os.path.join(folder, "gate")):
-                time.sleep(0.001)
-            for i in range(int(os.environ.get("QA_ERR", "0"))):
-                sys.stderr.write(f"QA-TRACE line {i}\\n")
-            sys.stderr.flush()
-            os._exit(status)
-        continue
-    elif kind == "quit":
-        break
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-'''
+''', hello='''
+if str(start) in os.environ.get("QA_HELLO_EXIT", "").split(","):
+    os._exit(1)
+''', new_game='''
+if start in ng_exit:
+    os._exit(0)
+''', game_over=r'''
+overs += 1
+if start == 1 and overs == go_at:
+    while not os.path.exists(os.path.join(folder, "gate")):
+        time.sleep(0.001)
+    for i in range(int(os.environ.get("QA_ERR", "0"))):
+        sys.stderr.write(f"QA-TRACE line {i}\n")
+    sys.stderr.flush()
+    os._exit(status)
+''')
 
 
 def deals_with_an_end_between(folder: Path, monkeypatch: pytest.MonkeyPatch, found: str, *, status: int,
@@ -218,26 +196,7 @@ def test_a_bot_that_exits_with_status_0_after_game_over_is_restarted_silently_ho
 
 #: a protocol bot that plays one deal a process: random, seeded per deal, and exits with status 0 after
 #: every game_over
-ONE_DEAL_A_PROCESS = '''
-import json, os, random, sys
-rng = random.Random(0)
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        reply = {"type": "hello", "name": "one-deal"}
-    elif kind == "new_game":
-        rng = random.Random(f"{msg['seed']}/{msg['seat']}")
-        continue
-    elif kind == "act":
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "game_over":
-        os._exit(0)
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-'''
+ONE_DEAL_A_PROCESS = protocol_bot("one-deal", game_over="os._exit(0)")
 
 
 def test_a_bot_that_plays_one_deal_a_process_gives_the_same_records_with_one_worker_or_two(tmp_path: Path) -> None:
@@ -945,31 +904,13 @@ def test_a_second_ctrl_c_as_tute_starts_is_ignored(tmp_path: Path) -> None:
 
 #: a protocol bot that, as it starts (its hello), sends QA_SIG to its parent, once (QA_TRIP_FILE):
 #: the user stopping ``tute play`` while it starts its bots
-STOPPER = '''
-import json, os, random, signal, sys
-rng = random.Random(0)
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        try:
-            os.close(os.open(os.environ["QA_TRIP_FILE"], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            os.kill(os.getppid(), getattr(signal, os.environ["QA_SIG"]))
-        except (KeyError, FileExistsError):
-            pass
-        reply = {"type": "hello", "name": "stopper"}
-    elif kind == "new_game":
-        rng = random.Random(f"{msg['seed']}/{msg['seat']}")
-        continue
-    elif kind == "act":
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "quit":
-        break
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-'''
+STOPPER = protocol_bot("stopper", head="import signal", hello='''
+try:
+    os.close(os.open(os.environ["QA_TRIP_FILE"], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    os.kill(os.getppid(), getattr(signal, os.environ["QA_SIG"]))
+except (KeyError, FileExistsError):
+    pass
+''')
 
 
 def test_sigterm_while_play_starts_its_bots_is_said_as_ctrl_c_is(tmp_path: Path) -> None:

@@ -45,7 +45,7 @@ from typing import Any
 
 import pytest
 
-from league_util import TESTS, config_text
+from league_util import TESTS, config_text, protocol_bot
 
 TUTE = str(Path(sys.executable).parent / "tute")
 
@@ -100,10 +100,7 @@ class WithHelper(RandomBot):
 #: a protocol bot (JSON lines) playing at random, seeded per deal; once (QA_TRIP_FILE), at its
 #: QA_CMD_AT-th act in its process (or, with QA_CMD_GAME, in that game) and before it answers, does
 #: QA_CMD_ACTION: SIGINT or SIGKILL the runner (its parent's parent), or SIGKILL its worker (its parent)
-COMMAND = '''
-import json, os, random, signal, sys
-
-
+COMMAND = protocol_bot("qa-command", head="import signal\n" + '''
 def parent_of(pid):
     with open(f"/proc/{pid}/stat", "rb") as fh:
         stat = fh.read()
@@ -125,30 +122,14 @@ def trip():
         os.kill(worker, signal.SIGKILL)
 
 
-rng = random.Random(0)
 moves = 0
 game = None
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        reply = {"type": "hello", "name": "qa-command"}
-    elif kind == "new_game":
-        rng = random.Random(f"{msg.get('seed')}/{msg.get('seat')}")
-        game = msg.get("game_id")
-        continue
-    elif kind == "act":
-        moves += game == os.environ.get("QA_CMD_GAME", game)
-        if os.environ.get("QA_CMD_ACTION") and moves >= int(os.environ["QA_CMD_AT"]):
-            trip()
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "quit":
-        break
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-'''
+''', new_game='game = msg.get("game_id")', act='''
+moves += game == os.environ.get("QA_CMD_GAME", game)
+if os.environ.get("QA_CMD_ACTION") and moves >= int(os.environ["QA_CMD_AT"]):
+    trip()
+''')
+
 
 #: ``python driver.py WHAT -- ARGS``: ``tute ARGS`` in this process with one moment made to happen
 #: (``WHAT``): a Ctrl-C that arrives while the process forks (``sigint-at-fork``: CPython then runs the
@@ -497,33 +478,13 @@ def test_a_dead_worker_is_said_though_its_bots_helper_process_lives_on(tmp_path:
 
 #: a protocol bot that, right after its second answer of every deal, exits with status 0; when exactly
 #: (before or after the referee writes its next act) is the test's to say: it waits for the file argv[1]
-EXITS_AFTER_ANSWERING = '''
-import json, os, random, sys, time
-gate = sys.argv[1]
-rng = random.Random(0)
-moves = 0
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        reply = {"type": "hello", "name": "exits-after-answering"}
-    elif kind == "new_game":
-        rng, moves = random.Random(f"{msg['seed']}/{msg['seat']}"), 0
-        continue
-    elif kind == "act":
-        moves += 1
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "quit":
-        break
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-    if kind == "act" and moves == 2:
-        while not os.path.exists(gate):
-            time.sleep(0.001)
-        os._exit(0)
-'''
+EXITS_AFTER_ANSWERING = protocol_bot("exits-after-answering", head="gate = sys.argv[1]\nmoves = 0",
+                                     new_game="moves = 0", act="moves += 1", after='''
+if kind == "act" and moves == 2:
+    while not os.path.exists(gate):
+        time.sleep(0.001)
+    os._exit(0)
+''')
 
 
 def test_a_bot_that_exits_after_answering_is_recorded_alike_whenever_it_is_found_gone(tmp_path: Path) -> None:

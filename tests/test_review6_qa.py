@@ -61,6 +61,7 @@ from typing import Any
 
 import pytest
 
+from league_util import COUNTS_ITS_STARTS, protocol_bot
 from test_chaos2_qa import GATE_BOT, TUTE, as_from_a_terminal, env_of, no_traceback
 
 CTX = multiprocessing.get_context("fork")
@@ -116,37 +117,14 @@ def test_play_says_a_bot_that_forfeits_every_deal_it_plays_in_cabrero_forfeited_
 #: a protocol bot (JSON lines) playing at random; argv[1] is its folder, where each process counts itself
 #: (``starts``). The first process, at its first game_over, prints a line nobody asked for on stdout
 #: (a log line gone to the wrong stream), waits for the file ``gate`` and exits with status argv[2].
-SAYS_GOODBYE = '''
-import json, os, random, sys, time
-folder, status = sys.argv[1], int(sys.argv[2])
-with open(os.path.join(folder, "starts"), "a+") as fh:
-    fh.seek(0)
-    start = len(fh.read()) + 1
-    fh.write("x")
-rng = random.Random(0)
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        reply = {"type": "hello", "name": "goodbye"}
-    elif kind == "new_game":
-        rng = random.Random(f"{msg['seed']}/{msg['seat']}")
-        continue
-    elif kind == "act":
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "game_over":
-        if start == 1:
-            sys.stdout.write("game over: thanks for the deal\\n")
-            sys.stdout.flush()
-            while not os.path.exists(os.path.join(folder, "gate")):
-                time.sleep(0.001)
-            os._exit(status)
-        continue
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
+SAYS_GOODBYE = protocol_bot("goodbye", head=COUNTS_ITS_STARTS + "status = int(sys.argv[2])", game_over=r'''
+if start == 1:
+    sys.stdout.write("game over: thanks for the deal\n")
     sys.stdout.flush()
-'''
+    while not os.path.exists(os.path.join(folder, "gate")):
+        time.sleep(0.001)
+    os._exit(status)
+''')
 
 
 def goodbye_deals(folder: Path, status: int, found: str) -> list[Any]:
@@ -195,38 +173,15 @@ def test_a_line_printed_by_a_bot_ending_in_game_over_is_judged_alike_however_soo
 
 #: a protocol bot whose first process plays one deal and exits with status 0 at its game_over; every later
 #: process fails its hello as argv[2] says: ``hang`` (never answers), ``garbage`` (a line that is no hello)
-HELLO_FAILS_LATER = '''
-import json, os, random, sys
-folder, how = sys.argv[1], sys.argv[2]
-with open(os.path.join(folder, "starts"), "a+") as fh:
-    fh.seek(0)
-    start = len(fh.read()) + 1
-    fh.write("x")
-rng = random.Random(0)
-for line in sys.stdin:
-    msg = json.loads(line)
-    kind = msg.get("type")
-    if kind == "hello":
-        if start > 1:
-            if how == "garbage":
-                sys.stdout.write("hi there\\n")
-                sys.stdout.flush()
-            for _ in sys.stdin:  # and nothing more
-                pass
-            sys.exit(0)
-        reply = {"type": "hello", "name": "hello-fails-later"}
-    elif kind == "new_game":
-        rng = random.Random(f"{msg['seed']}/{msg['seat']}")
-        continue
-    elif kind == "act":
-        reply = {"action": rng.choice(msg["legal"]), "request": msg.get("request")}
-    elif kind == "game_over":
-        os._exit(0)
-    else:
-        continue
-    sys.stdout.write(json.dumps(reply) + "\\n")
-    sys.stdout.flush()
-'''
+HELLO_FAILS_LATER = protocol_bot("hello-fails-later", head=COUNTS_ITS_STARTS + "how = sys.argv[2]", hello=r'''
+if start > 1:
+    if how == "garbage":
+        sys.stdout.write("hi there\n")
+        sys.stdout.flush()
+    for _ in sys.stdin:  # and nothing more
+        pass
+    sys.exit(0)
+''', game_over="os._exit(0)")
 
 
 @pytest.mark.parametrize("how", ["hang", "garbage"])
