@@ -305,17 +305,20 @@ def _order_tables(tables: Iterable[tuple[str, ...]], h: History) -> tuple[tuple[
 
 
 # ------------------------------------------------------------------------------------ three or more
+def _sitout_order(names: Sequence[str], h: History, seed: int, round_no: int) -> list[str]:
+    """Who sits out first: fewest sit-outs first, then the lowest score, then the seeded hash."""
+    return sorted(names, key=lambda n: (h.byes[n], h.score(n), _tie(seed, round_no, n), n))
+
+
 def choose_sitouts(names: Sequence[str], count: int, h: History, seed: int, round_no: int) -> list[str]:
-    """Fewest sit-outs first, then the lowest score, then the seeded hash."""
-    ranked = sorted(names, key=lambda n: (h.byes[n], h.score(n), _tie(seed, round_no, n), n))
-    return sorted(ranked[:count])
+    return sorted(_sitout_order(names, h, seed, round_no)[:count])
 
 
 def sitout_choices(names: Sequence[str], count: int, h: History, seed: int, round_no: int) -> list[list[str]]:
     """Every choice of ``count`` sit-outs that the fewest-sit-outs rule allows (those with fewer sit-outs
     than the last one needed all sit out; the rest are any of those tied with it), in the order of
     ``choose_sitouts``'s preference: its own choice first."""
-    ranked = sorted(names, key=lambda n: (h.byes[n], h.score(n), _tie(seed, round_no, n), n))
+    ranked = _sitout_order(names, h, seed, round_no)
     if not count:
         return [[]]
     line = h.byes[ranked[count - 1]]
