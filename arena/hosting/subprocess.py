@@ -404,10 +404,11 @@ class SubprocessHost:
         """Ask the bot to quit, then make sure: kill its process group. Safe to call twice. A failure
         still pending (found after the last deal) goes with the process: a host used again starts afresh.
         It is logged, as a crash in the last deal's game_over has no deal left to forfeit."""
-        if self._pending is not None:
+        if self._pending is not None and not (self._pending.reason == "crash" and self._ended):
+            # (an exit with status 0 is a bot done with its deals, as ``_settle`` judges it)
             self._log.warning("%s after the last deal (no deal left to forfeit): %s", self._pending.reason,
                               self._pending.retold().detail)
-            self._pending = None
+        self._pending = None
         proc = self.proc
         if proc is None:
             return

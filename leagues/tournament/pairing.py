@@ -16,7 +16,8 @@ Tables of 3 or more units: the ``n mod k`` sit-outs are entrants with the fewest
 partitioned to minimise repeat meetings first (a pair's m-th meeting again counting m, so that no pair
 meets a third time while two could meet a second) and score spread second. For small fields this is
 exact (all partitions), and the sit-outs are chosen with the tables: of those the fewest-sit-outs rule
-allows, the ones whose tables repeat least, then the lowest scores, then the seeded hash. Larger fields
+allows (the most preferred, as many as keep the partitions weighed within ``EXACT_LIMIT``), the ones
+whose tables repeat least, then the lowest scores, then the seeded hash. Larger fields
 take the lowest scores and seeded local search over swaps. A repeat-free round cannot exist when some
 active entrant has fewer than ``k - 1`` active entrants it has not met; then the fewest repeats found
 are used.
@@ -335,9 +336,8 @@ def _pair_many(names: list[str], k: int, h: History, seed: int, round_no: int) -
         active = [n for n in names if n not in sit]
         best = _greedy_tables(active, k, len(active) // k, h, seed, round_no)
     else:
-        choices = sitout_choices(names, count, h, seed, round_no)
-        if len(choices) * exact > EXACT_LIMIT:
-            choices = choices[:1]
+        # as many choices, in order of preference, as keep the partitions weighed within EXACT_LIMIT
+        choices = sitout_choices(names, count, h, seed, round_no)[:max(1, EXACT_LIMIT // exact)]
         # who sits out decides who can meet: among the sit-outs the fewest-sit-outs rule allows, the
         # one whose tables repeat fewest meetings, then the usual order (the lowest scores sit out)
         _, _, sit, best = min((_cost(p, h, seed, round_no)[0], i, sit, p)
