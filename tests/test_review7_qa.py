@@ -65,27 +65,8 @@ from leagues.tournament import pairing as P
 from leagues.tournament.pairing import History, Round, balanced_rounds, pair_round
 
 from league_util import protocol_bot, write_config
-
-
-def names_of(n: int) -> list[str]:
-    return [f"e{i:03d}" for i in range(n)]
-
-
-def play(h: History, rnd: Round, rng: random.Random) -> None:
-    """Random results: each table's units a random order of shares, a sit-out 0.5."""
-    for t in rnd.tables:
-        h.meet(t)
-        shares = [i / (len(t) - 1) for i in range(len(t))]
-        rng.shuffle(shares)
-        for u, s in zip(t, shares):
-            h.scores[u] = h.scores.get(u, 0.0) + s
-    for b in rnd.byes:
-        h.byes[b] += 1
-        h.scores[b] = h.scores.get(b, 0.0) + 0.5
-
-
-def weighted(tables: Any, h: History) -> int:
-    return sum(m * (m + 1) // 2 for t in tables for a, b in itertools.combinations(t, 2) for m in [h.meetings(a, b)])
+from test_pairing import names_of, weighted
+from test_pairing import play_round as play
 
 
 def meetings_made(tables: Any, h: History) -> Counter[int]:
