@@ -311,9 +311,9 @@ def test_a_worker_slower_than_many_liveness_polls_is_not_taken_for_dead(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The parent asks every ``DEATH_POLL_S`` whether each worker lives: a worker whose batch takes ten
     polls (here the poll is 0.05 s, the batch 0.5 s) is alive, and every game comes back."""
-    from leagues.tournament import runner
+    from leagues.tournament import pipes
 
-    monkeypatch.setattr(runner, "DEATH_POLL_S", 0.05)
+    monkeypatch.setattr(pipes, "DEATH_POLL_S", 0.05)
 
     def hold(ids: list[str], batch: Any, playing: Any) -> None:
         if batch[0].id == ids[2]:  # worker 2's first batch: ten polls long

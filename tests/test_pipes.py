@@ -9,7 +9,7 @@ import os
 import signal
 import struct
 import time
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -22,16 +22,21 @@ def _sends(conn: Any, value: Any) -> None:
     conn.send(value)
 
 
-@pytest.mark.parametrize("value", [("ok", [1, 2, 3]), "x" * 3_000_000, None])
-def test_an_answer_is_read_whole_as_recv_reads_it(value: Any) -> None:
+def from_worker(target: Callable[..., None], *args: Any) -> Any:
+    """What ``receive`` reads from a worker process running ``target(its end of the pipe, *args)``."""
     mine, theirs = CTX.Pipe()
-    proc = CTX.Process(target=_sends, args=(theirs, value), daemon=True)
+    proc = CTX.Process(target=target, args=(theirs, *args), daemon=True)
     proc.start()
     theirs.close()
     try:
-        assert receive(mine, proc.is_alive) == value
+        return receive(mine, proc.is_alive)
     finally:
         proc.join(10)
+
+
+@pytest.mark.parametrize("value", [("ok", [1, 2, 3]), "x" * 3_000_000, None])
+def test_an_answer_is_read_whole_as_recv_reads_it(value: Any) -> None:
+    assert from_worker(_sends, value) == value
 
 
 def _half_then_die(conn: Any, helper_pid: Any) -> None:

@@ -54,7 +54,6 @@ import pickle
 import struct
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,7 @@ from typing import Any
 import pytest
 
 from league_util import COUNTS_ITS_STARTS, protocol_bot
+from test_pipes import from_worker
 from test_chaos2_qa import GATE_BOT, TUTE, as_from_a_terminal, env_of, no_traceback
 
 CTX = multiprocessing.get_context("fork")
@@ -357,44 +357,18 @@ def test_receive_reads_the_large_header_and_the_answers_on_either_side_of_the_sp
     """``Connection.send`` writes ``-1`` and an 8-byte size for messages of 2 GiB and more; ``receive``
     must read that framing (here with a small payload, as ``recv`` would), answers of 16384 and 16385
     bytes (header and payload in one write, or two), and a worker's error string."""
-    from leagues.tournament.pipes import receive
-
     payload = pickle.dumps(("ok", [1, 2, 3]))
-    mine, theirs = CTX.Pipe()
-    proc = CTX.Process(target=_raw, args=(theirs, struct.pack("!i", -1) + struct.pack("!Q", len(payload)) + payload),
-                       daemon=True)
-    proc.start()
-    theirs.close()
-    try:
-        assert receive(mine, proc.is_alive) == ("ok", [1, 2, 3])
-    finally:
-        proc.join(10)
+    assert from_worker(_raw, struct.pack("!i", -1) + struct.pack("!Q", len(payload)) + payload) == ("ok", [1, 2, 3])
     for value in ("its bots did not start: BotFailure('crash')", b"x" * (16384 - 33), b"x" * (16385 - 33),
                   b"y" * 16384, b"z" * 16385):
-        mine, theirs = CTX.Pipe()
-        proc = CTX.Process(target=_slow_then_send, args=(theirs, value, 0.0), daemon=True)
-        proc.start()
-        theirs.close()
-        try:
-            assert receive(mine, proc.is_alive) == value
-        finally:
-            proc.join(10)
+        assert from_worker(_slow_then_send, value, 0.0) == value
 
 
 def test_receive_waits_for_a_slow_worker_without_spinning() -> None:
     """A worker that answers after 1.2 s (two liveness polls and more): read whole, and the wait sleeps."""
-    from leagues.tournament.pipes import receive
-
-    mine, theirs = CTX.Pipe()
-    proc = CTX.Process(target=_slow_then_send, args=(theirs, ("ok", "late"), 1.2), daemon=True)
-    proc.start()
-    theirs.close()
-    try:
-        cpu = time.process_time()
-        assert receive(mine, proc.is_alive) == ("ok", "late")
-        assert time.process_time() - cpu < 0.3
-    finally:
-        proc.join(10)
+    cpu = time.process_time()
+    assert from_worker(_slow_then_send, ("ok", "late"), 1.2) == ("ok", "late")
+    assert time.process_time() - cpu < 0.3
 
 
 #: ``python -m leagues play ...`` with a bot that, at its 30th decision, sends this process SIGTERM

@@ -62,7 +62,7 @@ from typing import Any
 import pytest
 
 from leagues.tournament import pairing as P
-from leagues.tournament.pairing import History, Round, balanced_rounds, pair_round
+from leagues.tournament.pairing import History, balanced_rounds, pair_round
 
 from league_util import protocol_bot, write_config
 from test_pairing import names_of, weighted

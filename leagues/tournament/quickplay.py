@@ -17,7 +17,7 @@ import multiprocessing
 import signal
 import time
 from collections import Counter, deque
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generator, Iterator, Sequence
 
@@ -29,7 +29,7 @@ from arena.match import Player, interrupts_are_bots
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
 from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome
 
-from leagues.tournament.pipes import DEATH_POLL_S, receive
+from leagues.tournament.pipes import WorkerGone, answers
 
 
 @dataclass
@@ -295,22 +295,15 @@ def _pooled(init: tuple[Any, ...], count: int, workers: int) -> Iterator[tuple[G
                 for w in range(workers):
                     feed(w)
                 continue
-            busy = [w for w in range(workers) if pending[w]]
-            ready = wait([conns[w] for w in busy] + [procs[w].sentinel for w in busy], DEATH_POLL_S)
-            for w in busy:
-                if conns[w] not in ready and procs[w].sentinel not in ready:
-                    if procs[w].is_alive() or conns[w].poll():  # (an answer it sent: read it first)
-                        continue
-                    raise died(w)  # dead, its pipes held open by a process its bot forked
-                try:
-                    kind, value = receive(conns[w], procs[w].is_alive)
-                except (EOFError, OSError):
-                    raise died(w) from None
-                if kind == "error":
-                    a, b = ranges[pending[w][0]]
-                    what = f"deal {a + 1}" if b == a + 1 else f"deals {a + 1}-{b}"
-                    raise WorkerDied(f"worker process {w + 1} failed while playing {what}: {value}"[:600])
-                finished[pending[w].popleft()] = value
+            try:
+                for w, (kind, value) in answers(conns, procs, [w for w in range(workers) if pending[w]]):
+                    if kind == "error":
+                        a, b = ranges[pending[w][0]]
+                        what = f"deal {a + 1}" if b == a + 1 else f"deals {a + 1}-{b}"
+                        raise WorkerDied(f"worker process {w + 1} failed while playing {what}: {value}"[:600])
+                    finished[pending[w].popleft()] = value
+            except WorkerGone as gone:
+                raise died(gone.worker) from None
         done = True
     finally:
         for w, conn in enumerate(conns):

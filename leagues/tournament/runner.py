@@ -30,7 +30,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
+from multiprocessing.connection import Connection
 from typing import Any, Callable, Iterable, Iterator, Sequence, TextIO
 
 from multiprocessing_logging import MultiProcessingHandler
@@ -44,7 +44,7 @@ from arena.matchplay import MatchRule, play_match
 
 from leagues.tournament.cluster import ClusterError, ClusterExecutor
 from leagues.tournament.batching import batch_size, updated_rate
-from leagues.tournament.pipes import DEATH_POLL_S, receive
+from leagues.tournament.pipes import WorkerGone, answers
 from leagues.tournament.config import EntrantConfig, TournamentConfig, check_bot
 from leagues.tournament.forfeits import ForfeitWatch
 from leagues.tournament.lock import LockedError, LockFileError, RunLock
@@ -430,24 +430,17 @@ class Executor:
             for w in dead:
                 if not queued[w]:  # every answer it sent is read
                     raise self.died(w)
-            busy = [w for w, q in queued.items() if q]
-            ready = wait([self.conns[w] for w in busy] + [self.procs[w].sentinel for w in busy], DEATH_POLL_S)
-            for w in busy:
-                if self.conns[w] not in ready and self.procs[w].sentinel not in ready:
-                    if self.procs[w].is_alive() or self.conns[w].poll():  # (an answer it sent: read it first)
-                        continue
-                    raise self.died(w)  # dead, its pipes held open by a process its bot forked
-                try:
-                    answer = receive(self.conns[w], self.procs[w].is_alive)
-                except (EOFError, OSError):
-                    raise self.died(w) from None
-                if isinstance(answer, str):
-                    raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
-                self.pending[w].popleft()
-                queued[w] -= 1
-                feed(w)
-                self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
-                yield answer
+            try:
+                for w, answer in answers(self.conns, self.procs, [w for w, q in queued.items() if q]):
+                    if isinstance(answer, str):
+                        raise RuntimeError(f"worker {self.procs[w].pid} failed:\n{answer}")
+                    self.pending[w].popleft()
+                    queued[w] -= 1
+                    feed(w)
+                    self.seconds_per_game = updated_rate(self.seconds_per_game, answer.seconds, len(answer.rows))
+                    yield answer
+            except WorkerGone as gone:
+                raise self.died(gone.worker) from None
 
     def died(self, w: int) -> RunError:
         """The error of worker ``w``'s death, found by reading its answer or by sending it a batch."""
