@@ -15,8 +15,7 @@ Checked:
   and for ``unit = "match"`` rows (a match's deals each with its own ``sit_out``).
 - ``SubprocessHost.close``'s new warning of a crash after the last deal.
 
-Defects found, each pinned by a strict xfail (the first and the third fixed since: their tests now pin the
-fix; the second is open):
+Defects found, each pinned by a strict xfail (all three fixed since: their tests now pin the fix):
 
 - docs/config.md says that in small fields (partitions weighed exhaustively) "the sit-outs are chosen with
   the tables (those whose tables repeat least ...)"; the code does so only while sit-out choices times
@@ -30,8 +29,9 @@ fix; the second is open):
   tally credit every entrant with every deal of the match, the deals it sat out as dealer included. A bot
   that forfeits every deal it plays ("10 of 12 deals forfeited") is never "forfeited every deal": ``tute
   run`` exits 0, where ``tute play`` (which counts deal by deal) exits 3. Fix: count a match's deals per
-  entrant from its deals' own ``sit_out`` (``row_forfeits`` returning per-name deal counts). Open: the
-  stored tallies keep the old count, so the fix needs their recount on upgrade;
+  entrant from its deals' own ``sit_out`` (``row_forfeits`` returning per-name deal counts). Fixed so
+  (``forfeits.match_played``), the tally's ``COUNT`` raised to 5: a tally kept by the old count is not read,
+  and folded again;
 - ``SubprocessHost.close`` warns "crash after the last deal" for a bot that exited with status 0 after its
   last answer (one deal a process), when game_over's write found it gone: between deals the same end is a
   silent restart (``_settle``), and found by close's own poll (status 0) it is not said. Fix: skip a
@@ -161,9 +161,6 @@ def test_small_fields_choose_sit_outs_with_the_tables_as_config_md_says() -> Non
     assert meetings_made(rnd.tables, h)[2] == 0, (rnd, meetings_made(rnd.tables, h), best)
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: unit = match in cabrero-5 credits each entrant with the deals "
-                                       "it sat out as dealer: a bot forfeiting every deal it plays is not "
-                                       "'forfeited every deal' (tute run exits 0; tute play exits 3)")
 def test_a_match_units_forfeits_count_only_the_deals_an_entrant_played(tmp_path: Path) -> None:
     from leagues.tournament.config import load_config
     from leagues.tournament.leaderboard import forfeit_watch
@@ -188,6 +185,11 @@ def test_a_match_units_forfeits_count_only_the_deals_an_entrant_played(tmp_path:
     assert summary.watch.entrants["crash"].games == played, summary.watch.entrants["crash"]  # the early warning
     assert watch.entrants["crash"].games == played, watch.summary_lines()
     assert watch.all_forfeited() == ["crash"]
+    with Store(tmp_path / "store.sqlite") as store:  # as tute-arena kept it before: every deal of a match counted
+        store.db.execute("UPDATE tally_counts SET count = 4")
+        store.db.execute("UPDATE forfeit_tallies SET deals = deals + 2 WHERE entrant = 'crash'")
+    with Store(tmp_path / "store.sqlite", readonly=True) as store:
+        assert forfeit_watch(store, "t").all_forfeited() == ["crash"]
 
 
 #: a protocol bot that plays one deal a process: after its answer with two cards left and the stock gone

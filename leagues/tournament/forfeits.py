@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from arena.record_schema import escaped
 from arena.result import names_in_play
@@ -28,7 +28,7 @@ ROW_ID, ROW_SEATS, ROW_RECORD = 0, 8, 13
 
 @dataclass
 class EntrantForfeits:
-    #: deals played (a match counts its deals) and deals forfeited
+    #: deals played (a match counts those of its deals the entrant played) and deals forfeited
     games: int = 0
     forfeits: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
@@ -37,20 +37,37 @@ class EntrantForfeits:
     warned: bool = False
 
 
-def row_forfeits(row: Sequence[Any]) -> tuple[int, list[tuple[int, str, str, str]]]:
-    """The deals of one stored row and their forfeits as (seat, reason, detail, deal id): one deal and
-    its own forfeit, or a match's deals and theirs."""
+def played(seats: Sequence[str], sit_out: int | None) -> Counter[str]:
+    """The deals one deal counts for each entrant: one for every name in play (``names_in_play``)."""
+    return Counter(names_in_play(seats, sit_out))
+
+
+def match_played(seats: Sequence[str], deals: Sequence[dict[str, Any]]) -> Counter[str]:
+    """The deals of a match each entrant played, counted deal by deal: a match's result has no dealer
+    who sat out, but in cabrero with 5 or 6 each of its deals has one, and a deal sat out is no deal
+    played (nor one that could be forfeited: a bot forfeiting every deal it plays forfeited them all)."""
+    out: Counter[str] = Counter()
+    for deal in deals:
+        out.update(played(deal.get("seats", seats), deal.get("result", {}).get("sit_out")))
+    return out
+
+
+def row_forfeits(row: Sequence[Any]) -> tuple[Counter[str], list[tuple[int, str, str, str]]]:
+    """The deals each entrant played in one stored row (``played``, ``match_played``) and the row's
+    forfeits as (seat, reason, detail, deal id): one deal and its own forfeit, or a match's deals and
+    theirs."""
     result_json = row[ROW_RESULT]
+    seats = json.loads(row[ROW_SEATS])
     if '"forfeit":null' in result_json and '"reason":"match"' not in result_json:
-        return 1, []
+        return played(seats, row_sit_out(row)), []
     result = json.loads(result_json)
     f = result.get("forfeit")
     if f:
-        return 1, [(f["seat"], f["reason"], f.get("detail", ""), row[ROW_ID])]
+        return played(seats, result.get("sit_out")), [(f["seat"], f["reason"], f.get("detail", ""), row[ROW_ID])]
     if result.get("reason") != "match":
-        return 1, []
+        return played(seats, result.get("sit_out")), []
     deals = json.loads(unpack(row[ROW_RECORD])).get("deals", [])
-    return len(deals), deal_forfeits(deals, row[ROW_ID])
+    return match_played(seats, deals), deal_forfeits(deals, row[ROW_ID])
 
 
 def row_sit_out(row: Sequence[Any]) -> int | None:
@@ -106,21 +123,22 @@ class ForfeitWatch:
     def add(self, row: Sequence[Any]) -> list[str]:
         """Count one stored row; return the warnings it triggers (at most one per entrant per run)."""
         deals, forfeits = row_forfeits(row)
-        return self.add_game(json.loads(row[ROW_SEATS]), deals, forfeits, row_sit_out(row))
+        return self.add_game(json.loads(row[ROW_SEATS]), deals, forfeits)
 
-    def add_game(self, seats: Sequence[str], deals: int, forfeits: Sequence[tuple[int, str, str, str]],
-                 sit_out: int | None = None) -> list[str]:
-        """Count one game of ``deals`` deals (a match has several) and its forfeits; a dealer who sat
-        the deal out did not play it (as the tally counts: the summary and the warning agree)."""
-        for name in names_in_play(seats, sit_out):
-            self.entrants.setdefault(name, EntrantForfeits()).games += deals
+    def add_game(self, seats: Sequence[str], deals: Mapping[str, int],
+                 forfeits: Sequence[tuple[int, str, str, str]]) -> list[str]:
+        """Count one game (a match has several deals): ``deals``, those each entrant played (``played``:
+        a dealer who sat a deal out did not play it, as the tally counts: the summary and the warning
+        agree), and its forfeits."""
+        for name, n in deals.items():
+            self.entrants.setdefault(name, EntrantForfeits()).games += n
         warnings = []
         for seat, reason, detail, gid in forfeits:
             e = self.entrants[seats[seat]]
             e.forfeits += 1
             e.reasons[reason] += 1
             e.first.setdefault(reason, (gid, detail))
-        for name in names_in_play(seats, sit_out):
+        for name in deals:
             e = self.entrants[name]
             if e.warned or not e.forfeits:
                 continue

@@ -14,6 +14,7 @@ import html
 import io
 import json
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass
 from typing import IO, Any, Callable, Iterable, Sequence
 
@@ -22,7 +23,7 @@ from tabulate import tabulate
 from arena import Variant, get_variant
 
 from leagues.tournament.config import FIELD, RatingConfig
-from leagues.tournament.forfeits import ForfeitWatch, deal_forfeits
+from leagues.tournament.forfeits import ForfeitWatch, deal_forfeits, match_played
 from leagues.tournament.store import GameRow, Store, StoreError
 from leagues.tournament.tally import (ForfeitList, HeadToHead, Standing, Tally, head_to_head,  # noqa: F401
                                       standings_of)
@@ -75,12 +76,13 @@ def pick_tournament(store: Store, name: str | None) -> str:
     return rows[-1].name
 
 
-def landed(store: Store, row: GameRow) -> tuple[int, ForfeitList | None]:
-    """What a fold needs beyond the row: a match's deals and their forfeits (from its record)."""
+def landed(store: Store, row: GameRow) -> tuple[Counter[str] | None, ForfeitList | None]:
+    """What a fold needs beyond the row: a match's deals each entrant played and their forfeits (from
+    its record)."""
     if row.result.reason != "match":
-        return 1, None
+        return None, None
     deals = json.loads(store.record_json(row.id)).get("deals", [])
-    return len(deals), deal_forfeits(deals, row.id)
+    return match_played(row.seats, deals), deal_forfeits(deals, row.id)
 
 
 def tally_of(store: Store, tournament: str, *, recompute: bool = False) -> Tally:

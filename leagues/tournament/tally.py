@@ -23,11 +23,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from arena.result import LOSS, SHARED, WIN, names_in_play, outcome, sides_in_play, thrown_in, versus
+from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, versus
 
 from leagues.tournament.config import RatingConfig
 from leagues.tournament.rating import Rater
-from leagues.tournament.forfeits import EntrantForfeits
+from leagues.tournament.forfeits import EntrantForfeits, played
 from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
 
@@ -41,8 +41,10 @@ POOLED = "*"
 #: trueskill's Rating, whose mu and sigma come back within a bit of what was stored). 4: a subastado
 #: deal thrown in counts nowhere; a unit holding several sides of a game (a match's field bot, a bot
 #: against itself) is rated by the mean of its sides' updates and meets the others once per side; a
-#: table of one variant is kept apart from the pooled one when their priors differ.
-COUNT = 4
+#: table of one variant is kept apart from the pooled one when their priors differ. 5: a match's deals
+#: are counted per entrant, deal by deal: one a dealer sat out (cabrero with 5 or 6) is not one it
+#: played (4 credited every entrant with every deal of the match in ``forfeit_tallies``).
+COUNT = 5
 #: the table's column for each outcome (``arena.result.outcome``)
 COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
 
@@ -218,10 +220,12 @@ class Tally:
             s = self.scopes[key] = ScopeTally(self.rc, self.teams, self.priors.get(key))
         return s
 
-    def add(self, row: GameRow, deals: int = 1, forfeits: ForfeitList | None = None, *, ordered: bool = True) -> None:
+    def add(self, row: GameRow, deals: Mapping[str, int] | None = None, forfeits: ForfeitList | None = None, *,
+            ordered: bool = True) -> None:
         """Fold one stored game, in schedule order (``ordered`` checks it: a game behind the watermark
-        would make the tally differ from a recomputation); ``deals`` and ``forfeits`` count a match's
-        deals (a single deal: its own forfeit, read from the result when not given)."""
+        would make the tally differ from a recomputation); ``deals`` and ``forfeits``: a match's deals
+        each entrant played and their forfeits (``match_played``; a single deal: one for each name in
+        play, and its own forfeit, read from the result when not given)."""
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
         self.scope(None).add(row)
@@ -230,8 +234,8 @@ class Tally:
         if forfeits is None:
             f = row.result.forfeit
             forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
-        for name in names_in_play(row.seats, row.result.sit_out):
-            self.forfeits.setdefault(name, EntrantForfeits()).games += deals
+        for name, n in (played(row.seats, row.result.sit_out) if deals is None else deals).items():
+            self.forfeits.setdefault(name, EntrantForfeits()).games += n
             self.dirty_forfeits.add(name)
         for seat, reason, detail, gid in forfeits:
             e = self.forfeits[row.seats[seat]]

@@ -54,7 +54,7 @@ class Watermark:
             with store.transaction():
                 Tally.drop(store.db, cfg.name)
         self.tally = loaded or Tally(cfg.name, cfg.rating, teams, priors)
-        self.waiting: dict[str, tuple[GameRow, int, ForfeitList | None]] = {}
+        self.waiting: dict[str, tuple[GameRow, Mapping[str, int] | None, ForfeitList | None]] = {}
         for row in store.iter_games(cfg.name, after=self.tally.watermark):
             self.waiting[row.id] = (row, *landed(store, row))
         self.queue: deque[str] = deque()
