@@ -202,3 +202,27 @@ def test_a_deal_stored_in_another_rotation_stops_the_resume(tmp_path: Path) -> N
     assert out.returncode == 2, out.stderr
     assert f"game {old[:-1]}1 is stored, but the schedule now seats" in out.stderr and "paired it differently" \
         in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["round-robin", "swiss"])
+def test_a_refused_resume_stores_no_sit_out_of_the_schedule_it_refused(tmp_path: Path, fmt: str) -> None:
+    """A resume refused for a stored game the schedule seats otherwise writes nothing: the sit-outs of
+    the new schedule's rounds were stored before its games were checked, so the store listed two sets
+    of sit-outs for such a round, the old and the refused."""
+    extra = {"rounds": 3} if fmt == "swiss" else {}
+    path = write_config(tmp_path, deals=1, workers=1, format=fmt, entrants=FIVE[:3], **extra)  # a bye a round
+    run_tournament(load_config(path), workers=1, quiet=True)
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    gid, seats = db.execute("SELECT id, seats FROM games WHERE round = 2 ORDER BY id LIMIT 1").fetchone()
+    db.execute("UPDATE games SET seats = ? WHERE id = ?", (json.dumps(list(reversed(json.loads(seats)))), gid))
+    db.execute("DELETE FROM byes WHERE round >= 2")  # as a run of the old version stopped in round 1 left them
+    db.execute("UPDATE tournaments SET finished = NULL")
+    db.commit()
+    byes = db.execute("SELECT * FROM byes ORDER BY round, entrant").fetchall()
+    db.close()
+    assert byes, "three entrants at tables of two: one sits out each round"
+    out = subprocess.run([TUTE, "run", str(path), "--quiet"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 2 and gid in out.stderr and "paired it differently" in out.stderr, out.stderr
+    db = sqlite3.connect(tmp_path / "store.sqlite")
+    assert db.execute("SELECT * FROM byes ORDER BY round, entrant").fetchall() == byes
+    db.close()

@@ -864,12 +864,6 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Any, progress: 
 def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[str, str],
                      summary: RunSummary, show: bool, stream: TextIO, mark: Watermark) -> None:
     plans = [round_robin_rounds(cfg, vi) for vi in range(len(cfg.variants))]
-    for vi, rounds in enumerate(plans):
-        for r, rnd in enumerate(rounds, start=1):
-            if rnd.byes:
-                store.add_byes(cfg.name, cfg.variants[vi].label, r, rnd.byes)
-    summary.total = planned_games(cfg)
-    store.set_planned(cfg.name, summary.total)
 
     def every() -> Iterator[GameSpec]:
         """The schedule in order (round, variant, table, deal, rotation), made as the executor asks
@@ -878,6 +872,16 @@ def _run_round_robin(cfg: TournamentConfig, store: Store, executor: Any, stored:
             for vi, rounds in enumerate(plans):
                 if r <= len(rounds):
                     yield from round_games(cfg, vi, r, rounds[r - 1])
+
+    if stored:  # a resume: the schedule must seat the stored games as they are before anything is written
+        for _ in mark.check(every(), stored):
+            pass
+    for vi, rounds in enumerate(plans):
+        for r, rnd in enumerate(rounds, start=1):
+            if rnd.byes:
+                store.add_byes(cfg.name, cfg.variants[vi].label, r, rnd.byes)
+    summary.total = planned_games(cfg)
+    store.set_planned(cfg.name, summary.total)
 
     summary.skipped = len(stored)
     progress = Progress(cfg.name, summary.total, len(stored), show, stream)
@@ -895,9 +899,10 @@ def _run_swiss(cfg: TournamentConfig, store: Store, executor: Any, stored: dict[
         rounds: list[tuple[int, Round, list[GameSpec]]] = []
         for vi, vc in enumerate(cfg.variants):
             rnd = swiss_round(cfg, vi, r, histories[vi])
+            games = list(mark.check(round_games(cfg, vi, r, rnd), stored))  # before its sit-outs are stored
             if rnd.byes:
                 store.add_byes(cfg.name, vc.label, r, rnd.byes)
-            rounds.append((vi, rnd, round_games(cfg, vi, r, rnd)))
+            rounds.append((vi, rnd, games))
         specs = sorted((s for _, _, ss in rounds for s in ss), key=lambda g: g.order)
         if progress is None:
             summary.total = planned_games(cfg)

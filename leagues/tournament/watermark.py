@@ -72,10 +72,21 @@ class Watermark:
 
     def schedule(self, specs: Iterable[GameSpec], stored: Mapping[str, str]) -> Iterator[GameSpec]:
         """The games of ``specs`` (in schedule order) still to play; every one past the watermark,
-        stored or not, takes its place in the queue of games to fold. ``stored``: the seats of each
-        stored game; a stored game the schedule now seats otherwise (a tournament begun by a version
-        of tute-arena that paired differently) stops the run before anything is mixed."""
+        stored or not, takes its place in the queue of games to fold. Each is checked against the
+        stored games first (``check``)."""
         mark = self.tally.watermark
+        for spec in self.check(specs, stored):
+            if mark is not None and spec.order <= mark:
+                continue
+            self.queue.append(spec.id)
+            if spec.id not in stored:
+                yield spec
+
+    def check(self, specs: Iterable[GameSpec], stored: Mapping[str, str]) -> Iterator[GameSpec]:
+        """``specs``, each checked as it is taken: a stored game the schedule now seats otherwise (a
+        tournament begun by a version of tute-arena that paired differently) stops the run before
+        anything is mixed. ``stored``: the seats of each stored game. Run over a round's games before
+        its sit-outs are stored, so that a refused resume writes nothing."""
         # without duplicate deals a deal is played in one rotation: stored in another, it was scheduled by
         # a version that chose rotations otherwise (before the units dealt in turn)
         elsewhere = {} if self.duplicate else {i.rsplit("/s", 1)[0]: i for i in stored}
@@ -89,11 +100,7 @@ class Watermark:
                 raise StoreError(
                     f"{self.store.path}: {was}: this tournament was begun by a tute-arena that paired it "
                     f"differently; {self.advice}")
-            if mark is not None and spec.order <= mark:
-                continue
-            self.queue.append(spec.id)
-            if seats is None:
-                yield spec
+            yield spec
 
     def land(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Games a worker finished: fold the prefix they complete."""
