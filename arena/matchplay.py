@@ -23,7 +23,7 @@ the tournament runner) or re-verifies a stored match.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from .match import Player, derive_seed, play_game, shuffled_deck
@@ -102,10 +102,14 @@ class MatchScore:
         self.wins = [0] * len(self.teams)
         self.totals = [0] * len(self.teams)
         self.letters = [0] * v.players
+        #: per seat, the deals it played (not those it dealt and sat out: cabrero with 5 or 6)
+        self.played = [0] * v.players
 
     def add(self, r: GameResult) -> None:
         """Count one deal (a forfeit is a lost deal like any other)."""
         self.deals += 1
+        for s in range(len(self.played)):
+            self.played[s] += s != r.sit_out
         firsts = [t for t, team in enumerate(self.teams) if r.ranks[team[0]] == 0]
         if len(firsts) < len(self.teams):
             for t in firsts:
@@ -155,8 +159,11 @@ class MatchScore:
 
     def result(self, points: Sequence[int]) -> GameResult:
         """The match as one result (what a tournament stores and rates): per seat its points over the
-        deals and its place in the match; ``match`` holds the count."""
-        return GameResult(points=tuple(points), ranks=tuple(self.ranks()), reason="match", match=self.summary())
+        deals and its place in the match; ``match`` holds the count. A seat that played none of its deals
+        (a match of one deal, which its dealer sat out) sat the match out: nothing counts it for that seat."""
+        idle = [s for s, n in enumerate(self.played) if n == 0]
+        return GameResult(points=tuple(points), ranks=tuple(self.ranks()), reason="match", match=self.summary(),
+                          sit_out=idle[0] if len(idle) == 1 else None)
 
 
 def decided_by(summary: dict[str, Any]) -> tuple[str, list[int]]:
@@ -263,7 +270,10 @@ def verify_match(m: MatchRecord) -> None:
             points[s] += r.points[s]
     if not score.over:
         raise ReplayError(f"the match is not over after its {score.deals} deals ({m.rule.text})")
-    if score.result(points).to_json() != m.result.to_json():
+    said = score.result(points)
+    if said.sit_out is not None and m.result.sit_out is None:  # written before a match said who sat it out
+        said = replace(said, sit_out=None)
+    if said.to_json() != m.result.to_json():
         raise ReplayError("the match result does not match its deals")
 
 

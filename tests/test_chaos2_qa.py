@@ -585,7 +585,7 @@ def test_a_worker_killed_mid_answer_while_its_bots_helper_lives_is_said_not_wait
     def big(worker: Any, batch: Any, playing: Any = None) -> Any:  # its second answer: 2 MB
         out = play_batch(worker, batch, playing)
         if batch[0].id not in first:
-            out = runner.Batch(out.rows + [("x" * 2_000_000,)], out.forfeits, out.seconds)
+            out = runner.Batch(out.rows + [("x" * 2_000_000,)], out.seconds)
         return out
 
     monkeypatch.setattr(runner, "play_batch", big)

@@ -207,3 +207,27 @@ def test_without_duplicates_the_units_of_a_table_deal_and_sit_out_in_turn(tmp_pa
     assert dealt == {u: k for u in units}
     for s in range(k):  # and every unit holds every seat as often
         assert sorted(g.seats[s] for g in games) == sorted(units * k)
+
+
+def test_a_match_of_one_deal_is_sat_out_by_its_dealer_and_a_record_without_that_still_verifies() -> None:
+    """A cabrero-5 match of one deal: its dealer played none of it, and the match's result says so
+    (``sit_out``), so nothing counts the match for that seat. A match recorded before the result said it
+    verifies as it was written; any other difference in the result does not."""
+    from dataclasses import replace
+
+    from arena.matchplay import MatchRule, play_match, verify_match
+    from arena.record import ReplayError
+    from bots.random_bot import RandomBot
+
+    v = VARIANTS["cabrero-5"]
+    players = [RandomBot(s) for s in range(5)]
+    one = play_match(v, players, seed=3, rule=MatchRule("deals", 1), first_dealer=2)
+    assert one.result.sit_out == one.deals[0].result.sit_out == 2
+    assert outcome(one.result, 2, v.teams) == SAT_OUT
+    verify_match(one)
+    verify_match(replace(one, result=replace(one.result, sit_out=None)))  # as written before
+    with pytest.raises(ReplayError):
+        verify_match(replace(one, result=replace(one.result, sit_out=3)))
+    two = play_match(v, players, seed=3, rule=MatchRule("deals", 2), first_dealer=2)
+    assert two.result.sit_out is None  # every seat played one of its deals
+    verify_match(two)

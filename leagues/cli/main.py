@@ -409,7 +409,7 @@ def _print_play(v: Any, variant: str, names: Sequence[str], tally: PlayTally, ga
         seats = [tally.seats[s] for s in team]
         first = seats[0]
         where = "+".join(map(str, team))
-        per_deal = max(tally.deals - first.sat_out - first.thrown_in, 1)  # the deals the side played
+        per_deal = max(first.played, 1)  # the deals the side played (a match's, deal by deal)
         pts = f"{sum(st.points for st in seats) / per_deal:.1f}"
         tutes, forfeits = sum(st.tutes for st in seats), sum(st.forfeits for st in seats)
         if rule is not None:

@@ -28,6 +28,7 @@ from typing import AbstractSet, Callable, Iterable, Iterator, Sequence
 
 from arena import GameRecord, Variant
 from arena.record_schema import escaped
+from arena.result import sides_in_play
 from leagues.league.config import LeagueConfig
 from leagues.league.league import League
 from leagues.league.rating import HistoryRow, Standing, history, rating_view, standings
@@ -445,7 +446,9 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
     together: dict[tuple[str, str], list[GameRow]] = defaultdict(list)
     counts: dict[tuple[str, str], int] = defaultdict(int)
     for g in games.rows():
-        met = sorted({g.seats[t[0]] for t in games.variants[g.tournament, g.variant].teams} & wanted)
+        # the sides that took part: a dealer who sat the deal out met nobody in it
+        met = sorted({g.seats[t[0]] for t in sides_in_play(games.variants[g.tournament, g.variant].teams,
+                                                         g.result.sit_out)} & wanted)
         for i, a in enumerate(met):
             for b in met[i + 1:]:
                 counts[(a, b)] += 1

@@ -48,6 +48,7 @@ _EN = {
     "on_points": "{win} on points {score}",
     "tie_last": "{win} on points {score}: tied, the last trick decides",
     "match": "the match of {deals} deals, {measure} {score}: {win}",
+    "match_1": "the match of 1 deal, {measure} {score}: {win}",
     "m_letters": "letters lost", "m_points": "points", "m_wins": "deals won",
     "by_tute": "{win} by a Tute of {face} declared by {by} ({score})",
     "forfeit": "{who} forfeits ({reason}: {detail}); {rest}",
@@ -115,6 +116,7 @@ _ES = {
     "on_points": "{win} por puntos, {score}",
     "tie_last": "{win} por puntos, {score}: empate, decide la última baza",
     "match": "la partida de {deals} manos, {measure} {score}: {win}",
+    "match_1": "la partida de 1 mano, {measure} {score}: {win}",
     "m_letters": "letras perdidas", "m_points": "puntos", "m_wins": "manos ganadas",
     "by_tute": "{win} con tute de {face} cantado por {by} ({score})",
     "forfeit": "{who} pierde por {reason} ({detail}); {rest}",
@@ -253,8 +255,10 @@ def result_text(result: GameResult, teams: Sequence[Sequence[int]], words: Words
     if result.match is not None:  # said by what decided it, not by the points over its deals
         measure, values = decided_by(result.match)
         listed = ("-" if min(values, default=0) >= 0 else ", ").join(map(str, values))  # a failed bid: -60
-        return w("match", deals=result.match.get("deals", "?"), measure=w("m_" + measure), score=listed,
+        deals = result.match.get("deals", "?")
+        text = w("match_1" if deals == 1 else "match", deals=deals, measure=w("m_" + measure), score=listed,
                  win=win())
+        return text + ("; " + w("sat_out", who=w.who(result.sit_out)) if result.sit_out is not None else "")
     if result.reason == "tute" and result.tute:
         return w("by_tute", win=win(), face=w(FACE_OF_TUTE.get(result.tute["face"], "kings")),
                  by=w.who(result.tute["seat"]), score=score)

@@ -27,7 +27,7 @@ from arena.hosting.forking import forking
 from arena.hosting.subprocess import die_with_parent
 from arena.match import Player, interrupts_are_bots
 from arena.matchplay import Letters, MatchRecord, MatchRule, play_match
-from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome
+from arena.result import LOSS, SAT_OUT, SHARED, THROWN_IN, WIN, GameResult, outcome, thrown_in
 
 from leagues.tournament.pipes import WorkerGone, answers
 
@@ -50,6 +50,8 @@ class SeatTally:
     sat_out: int = 0
     #: deals everyone passed in the auction (subastado): no outcome, no points to average
     thrown_in: int = 0
+    #: deals this seat played, counted deal by deal (a match's too): what its points are averaged over
+    played: int = 0
 
 
 @dataclass
@@ -111,6 +113,9 @@ class PlayTally:
         r = record.result
         self.deals += 1
         self.decisions += len(record.actions)
+        if not thrown_in(r):
+            for s, st in enumerate(self.seats):
+                st.played += s != r.sit_out
         if r.tute:
             self.seats[r.tute["seat"]].tutes += 1
         for s in r.losers or ():

@@ -84,9 +84,13 @@ class RunSummary:
     skipped: int = 0
     seconds: float = 0.0
     already_finished: bool = False
-    forfeits: int = 0
     #: this run's forfeits per entrant, warned about on screen as soon as they pass a threshold
     watch: ForfeitWatch = field(default_factory=ForfeitWatch)
+
+    @property
+    def forfeits(self) -> int:
+        """The deals this run played that were forfeited (a match's counted deal by deal)."""
+        return sum(e.forfeits for e in self.watch.entrants.values())
 
     @property
     def rate(self) -> float:
@@ -299,7 +303,6 @@ def _close_worker() -> None:
 class Batch:
     """A worker's answer: the store rows of the games it played, in order, and how long they took."""
     rows: list[tuple[Any, ...]]
-    forfeits: int
     seconds: float
     #: the ids of the games in which a bot's clock, not its counted work, ended a decision
     clocked: tuple[str, ...] = ()
@@ -318,9 +321,8 @@ def play_batch(worker: Worker, specs: Sequence[GameSpec], playing: Any = None) -
     if playing is not None:
         playing.value = -1  # between batches: no game of this worker's is in flight
     rows = [row for _, row, _ in played]
-    forfeits = sum(1 for r in rows if '"forfeit":null' not in r[ROW_RESULT])
     clocked = tuple(s.id for s, _, stops in played if stops)
-    return Batch(rows, forfeits, time.perf_counter() - start, clocked)
+    return Batch(rows, time.perf_counter() - start, clocked)
 
 
 def _worker_main(conn: Connection, playing: Any, *init: Any) -> None:
@@ -853,7 +855,6 @@ def _play_all(specs: Iterable[GameSpec], store: Store, executor: Any, progress: 
         mark.land(batch.rows)
         _store(store, summary.tournament, batch, mark.save)
         summary.played += len(batch.rows)
-        summary.forfeits += batch.forfeits
         for row in batch.rows:
             for warning in summary.watch.add(row):
                 log.warning(warning)
@@ -935,7 +936,6 @@ def _run_matches(cfg: TournamentConfig, store: Store, executor: Any, stored: dic
             mark.land(batch.rows)  # folded by ``settle``: a match's schedule is not known ahead
             _store(store, cfg.name, batch)
             summary.played += len(batch.rows)
-            summary.forfeits += batch.forfeits
             for row in batch.rows:
                 monitor.add(row[0], GameResult.from_json(json.loads(row[ROW_RESULT])), json.loads(row[8]))
                 for warning in summary.watch.add(row):

@@ -17,6 +17,8 @@ The query functions (``games``, ``record``, ``tournaments``, ``byes``) are the s
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import os
 import sqlite3
@@ -457,24 +459,46 @@ class Store:
                    round_no: int | None = None, limit: int = 0, after: tuple[int, ...] | None = None,
                    forfeits: bool = False) -> Iterator[GameRow]:
         """``games`` as a stream (constant memory); ``after``: only games past this schedule position
-        (a tally's watermark) of ``tournament``; ``forfeits``: only games that ended by a forfeit."""
-        where, args = self._where(tournament, variant, entrant, round_no, after, forfeits)
+        (a tally's watermark) of ``tournament``; ``forfeits``: only games that ended by a forfeit, and
+        the matches with a deal that did (``_forfeited_matches``), in schedule order."""
+        where, args = self._where(tournament, variant, entrant, round_no, after, FORFEITED if forfeits else "")
         sql = f"SELECT {_ROW_COLUMNS} FROM games{where} ORDER BY tournament, {ORDER_COLUMNS}"
-        if limit:
+        if limit and not forfeits:
             sql += f" LIMIT {int(limit)}"
-        for r in self.db.execute(sql, args):
-            g = self._row(r)
-            if g is not None:
-                yield g
+        rows: Iterator[GameRow] = (g for g in map(self._row, self.db.execute(sql, args)) if g is not None)
+        if forfeits:
+            matches = self._forfeited_matches(tournament, variant, entrant, round_no, after)
+            rows = itertools.islice(heapq.merge(rows, matches, key=lambda g: (g.tournament, g.order)), limit or None)
+        yield from rows
+
+    def _forfeited_matches(self, tournament: str | None, variant: str | None, entrant: str | None,
+                           round_no: int | None, after: tuple[int, ...] | None) -> Iterator[GameRow]:
+        """The stored matches (``unit = "match"``) of which a deal ended by a forfeit. A match's own result
+        has none (its deals' are in its record), so each match's record is read: a listing's cost, in
+        proportion to the matches, never the deals. A record that cannot be read is named as damaged."""
+        where, args = self._where(tournament, variant, entrant, round_no, after, A_MATCH)
+        for r in self.db.execute(f"SELECT {_ROW_COLUMNS}, record FROM games{where} ORDER BY tournament, "
+                                 f"{ORDER_COLUMNS}", args):
+            g = self._row(r[:-1])
+            if g is None:
+                continue
+            try:
+                deals = json.loads(unpack(r[-1])).get("deals", [])
+                if any(isinstance(d, dict) and (d.get("result") or {}).get("forfeit") for d in deals):
+                    yield g
+            except (ValueError, AttributeError, RecursionError) as exc:
+                self.mark_damaged(g.id, g.tournament, f"record: {type(exc).__name__}: {str(exc)[:200]}")
 
     def count_games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,
                     forfeits: bool = False) -> int:
-        where, args = self._where(tournament, variant, entrant, None, None, forfeits)
-        return int(self.db.execute(f"SELECT COUNT(*) FROM games{where}", args).fetchone()[0])
+        where, args = self._where(tournament, variant, entrant, None, None, FORFEITED if forfeits else "")
+        deals = int(self.db.execute(f"SELECT COUNT(*) FROM games{where}", args).fetchone()[0])
+        return deals + (sum(1 for _ in self._forfeited_matches(tournament, variant, entrant, None, None))
+                        if forfeits else 0)
 
     @staticmethod
     def _where(tournament: str | None, variant: str | None, entrant: str | None, round_no: int | None,
-               after: tuple[int, ...] | None, forfeits: bool) -> tuple[str, list[Any]]:
+               after: tuple[int, ...] | None, only: str) -> tuple[str, list[Any]]:
         parts: list[str] = []
         args: list[Any] = []
         for column, value in (("tournament", tournament), ("variant", variant), ("round", round_no)):
@@ -484,19 +508,21 @@ class Store:
         if after is not None:
             parts.append(f"({ORDER_COLUMNS}) > (?, ?, ?, ?, ?)")
             args.extend(after)
-        if forfeits:
-            # the stored result JSON is compact; a row written with spaces reads the same (the terms of
-            # the partial index games_forfeited: written the same, so that it serves)
-            parts.append("result NOT LIKE '%\"forfeit\":null%' AND result NOT LIKE '%\"forfeit\": null%'")
+        if only:  # ``FORFEITED``, ``A_MATCH``
+            parts.append(only)
         if entrant is not None:
             if tournament is None:  # only the tournaments it entered (a run and an import hold every seat's
                 # name to the tournament's entrants): the others' games are never read
                 parts.append("tournament IN (SELECT tournament FROM entrants WHERE name = ?)")
                 args.append(entrant)
-            # a seats column that is not a JSON list (damaged by hand) matches every entrant, so that the
-            # reader names it as damaged; json_each over it would fail the whole query (CASE is lazy)
+            # a seat it holds, but not the dealer's who sat the deal out (cabrero with 5 or 6: a deal it
+            # did not play, ``arena.result.names_in_play``). A seats or result column that is not JSON
+            # (damaged by hand) matches every entrant, so that the reader names it as damaged; json_each
+            # over it would fail the whole query (CASE is lazy)
             parts.append("CASE WHEN NOT json_valid(games.seats) THEN 1 WHEN json_type(games.seats) <> 'array' "
-                         "THEN 1 ELSE EXISTS (SELECT 1 FROM json_each(games.seats) WHERE json_each.value = ?) END")
+                         "THEN 1 WHEN NOT json_valid(games.result) THEN 1 ELSE EXISTS (SELECT 1 FROM "
+                         "json_each(games.seats) WHERE json_each.value = ? "
+                         "AND json_each.key IS NOT json_extract(games.result, '$.sit_out')) END")
             args.append(entrant)
         return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
@@ -624,6 +650,13 @@ def _config_problem(config: Any) -> str | None:
                                                for e in entrants)):
         return "entrants: not a list of entrants with names"
     return None
+
+
+#: the games that ended by a forfeit: the stored result JSON is compact; a row written with spaces reads
+#: the same (the terms of the partial index games_forfeited: written the same, so that it serves)
+FORFEITED = "result NOT LIKE '%\"forfeit\":null%' AND result NOT LIKE '%\"forfeit\": null%'"
+#: the matches (``unit = "match"``), whose forfeits are their deals'
+A_MATCH = "(result LIKE '%\"reason\":\"match\"%' OR result LIKE '%\"reason\": \"match\"%')"
 
 
 def _text(game_id: str, value: Any, path: Path) -> str:

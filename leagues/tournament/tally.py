@@ -43,7 +43,8 @@ POOLED = "*"
 #: against itself) is rated by the mean of its sides' updates and meets the others once per side; a
 #: table of one variant is kept apart from the pooled one when their priors differ. 5: a match's deals
 #: are counted per entrant, deal by deal: one a dealer sat out (cabrero with 5 or 6) is not one it
-#: played (4 credited every entrant with every deal of the match in ``forfeit_tallies``).
+#: played (4 credited every entrant with every deal of the match in ``forfeit_tallies``), and the table's
+#: ``forfeits`` count the deals of a match forfeited (4 counted only a result's own forfeit: none).
 COUNT = 5
 #: the table's column for each outcome (``arena.result.outcome``)
 COLUMN = {WIN: "wins", SHARED: "draws", LOSS: "losses"}
@@ -127,6 +128,12 @@ class PairStat:
         return HeadToHead(a, b, m, max(hw, (hi - lo) / 2), n)
 
 
+def own_forfeit(row: GameRow) -> ForfeitList:
+    """A single deal's forfeit, from its result (a match's are in its record: ``leaderboard.landed``)."""
+    f = row.result.forfeit
+    return [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
+
+
 class ScopeTally:
     """The fold of one table: every variant's games, or one variant's."""
 
@@ -140,13 +147,15 @@ class ScopeTally:
         self.dirty: set[str] = set()
         self.dirty_pairs: set[tuple[str, str]] = set()
 
-    def add(self, row: GameRow) -> None:
+    def add(self, row: GameRow, forfeits: ForfeitList | None = None) -> None:
+        """Fold one game; ``forfeits``: its deals' (a match's, from its record), else the result's own."""
         self.rater.add(row)
         if thrown_in(row.result):
             return
         sides = self.teams[row.variant]
         result = row.result
-        forfeit = result.forfeit
+        if forfeits is None:
+            forfeits = own_forfeit(row)
         for t in sides_in_play(sides, result.sit_out):  # a unit of several sides: a game for each
             name = row.seats[t[0]]
             c = self.counts.setdefault(name, Counts())
@@ -154,8 +163,7 @@ class ScopeTally:
             c.points += sum(result.points[s] for s in t)
             kind = COLUMN[outcome(result, t[0], sides)]
             setattr(c, kind, getattr(c, kind) + 1)
-            if forfeit is not None and forfeit.seat in t:
-                c.forfeits += 1
+            c.forfeits += sum(1 for f in forfeits if f[0] in t)  # a match: every deal forfeited
             self.dirty.add(name)
         self.add_pairs(row)
 
@@ -228,12 +236,11 @@ class Tally:
         play, and its own forfeit, read from the result when not given)."""
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
-        self.scope(None).add(row)
-        if row.variant not in self.shared:
-            self.scope(row.variant).add(row)
         if forfeits is None:
-            f = row.result.forfeit
-            forfeits = [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
+            forfeits = own_forfeit(row)
+        self.scope(None).add(row, forfeits)
+        if row.variant not in self.shared:
+            self.scope(row.variant).add(row, forfeits)
         for name, n in (played(row.seats, row.result.sit_out) if deals is None else deals).items():
             self.forfeits.setdefault(name, EntrantForfeits()).games += n
             self.dirty_forfeits.add(name)
