@@ -572,8 +572,11 @@ def test_match_exit_statuses_as_match_md_says(tmp_path: Path) -> None:
     changed = tute("match", "random", "random", "-v", "tute-2", "--max-blocks", "3", "--sprt", "0,10", "-j", "1",
                    cwd=tmp_path)
     assert changed.returncode == 2
-    assert ("was started with a different config (changed: sprt); run with --new to start it again, or rename it"
-            in changed.stderr)
+    assert ("was started with a different config (changed: --sprt/--alpha/--beta/--model); run\nwith --new to play "
+            "it again from the start (its stored games are deleted), or give this one another --name").replace(
+        "\n", " ") in changed.stderr
+    assert "(changed: --sprt/--alpha/--beta/--model); run\nwith --new to play it again from the start (its stored " \
+           "games are deleted), or give this one another --name" in (ROOT / "docs" / "match.md").read_text()
     for bad in (["--alpha", "0.5"], ["--sprt", "0,101"], ["--sprt", "0,1001", "--model", "logistic"]):
         done = tute("match", "random", "greedy", "-v", "tute-2", "--sprt", "0,10", *bad, cwd=tmp_path)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, bad

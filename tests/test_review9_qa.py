@@ -37,7 +37,13 @@ Walked, and held (checked by hand in scratch folders; the plain tests below pin 
   league.toml keys (``deals = 0``, ``workers = -1``/``1000``, ``format = "match"``, ``promote = -1``, an
   unknown variant, ``tau = "x"``, ``deals = 1.5``): each one line naming the file, line and key.
 
-Defects found (each a strict xfail below, failing now, passing once fixed):
+Defects found (each was a strict xfail below; all seven fixed since, their tests now pin the fixes: an
+empty ``--name``/``--owner``/league name is refused, ``None`` alone is "not given"; ``tute match --field``
+where every variant has two sides is refused; ``match_summary`` reads the stored config with
+``bots=False``; a default match name taken by a stored match of other bots gets a hash of the two specs
+(``_free_name``: the first keeps the plain name, so a match begun before resumes); a changed match is
+refused in the command's options (``_changed_words``); a plugin slow to start is told its import or
+constructor took too long):
 
 1. An empty ``--name ""`` of ``tute match`` is taken as no name: the match is the default one, and with
    ``--new`` (say ``--name "$NAME" --new`` with ``NAME`` unset) the default match's games are deleted and
@@ -113,8 +119,6 @@ def env_with(*paths: Path) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------------------------------ defects
-@pytest.mark.xfail(strict=True, reason="QA defect: tute match --name '' is taken as no name, and with --new "
-                                       "deletes the default match's games (leagues/cli/match.py:match)")
 def test_an_empty_match_name_is_refused_not_taken_for_the_default(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "m.sqlite"
@@ -125,8 +129,6 @@ def test_an_empty_match_name_is_refused_not_taken_for_the_default(tmp_path: Path
     assert tournaments(store) == ["match-random-vs-greedy"] and games(store) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: tute league submit --owner '' stores the user name; the "
-                                       "empty-owner refusal in League.submit is dead code")
 def test_an_empty_owner_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_league(tmp_path)
     code, out, err = tute(capsys, "league", "submit", "g", "greedy", "-l", str(tmp_path), "--owner", "")
@@ -135,16 +137,12 @@ def test_an_empty_owner_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
         assert db.execute("SELECT COUNT(*) FROM league_entrants").fetchone()[0] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: tute league init DIR --name '' names the league after the "
-                                       "folder instead of refusing the empty name")
 def test_league_init_with_an_empty_name_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = tute(capsys, "league", "init", str(tmp_path / "club"), "--name", "")
     one_line_error(code, err, "name")
     assert not (tmp_path / "club" / "league.toml").exists()
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: --field in a match of two-seat variants only is accepted, "
-                                       "stored and started though it never plays (config.py:_with_field)")
 def test_a_field_bot_where_no_seat_is_left_for_it_is_refused(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "m.sqlite"
@@ -153,8 +151,6 @@ def test_a_field_bot_where_no_seat_is_left_for_it_is_refused(tmp_path: Path,
     assert not store.exists() or games(store) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: tute leaderboard needs a match's bots importable to print "
-                                       "its summary (leagues/cli/run.py:match_summary parses with bots=True)")
 def test_the_leaderboard_prints_a_match_summary_without_the_bots_on_the_path(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """docs/match.md: ``PYTHONPATH=. tute match mybot_v1:MyBot mybot_v2:MyBot``; the summary is in the
@@ -173,8 +169,6 @@ def test_the_leaderboard_prints_a_match_summary_without_the_bots_on_the_path(
     assert "no match summary" not in out and head in out
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: 'python3 v1/bot.py' and 'python3 v1_bot.py' share a match "
-                                       "name; the refusal advises --new, which would delete the other match")
 def test_two_command_bots_differing_in_punctuation_are_two_matches(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,8 +184,6 @@ def test_two_command_bots_differing_in_punctuation_are_two_matches(tmp_path: Pat
     assert len(tournaments(store)) == 2
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a changed match is refused in the config's words "
-                                       "('changed: deals ... or rename it'), not the command's (--max-blocks, --name)")
 def test_a_changed_match_is_refused_in_the_commands_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store = tmp_path / "m.sqlite"
     code, out, err = tute(capsys, *MATCH, "--max-blocks", "1", "--store", str(store))
@@ -200,8 +192,6 @@ def test_a_changed_match_is_refused_in_the_commands_words(tmp_path: Path, capsys
     one_line_error(code, err, "--max-blocks")
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a module:Class bot slow to start is told to flush its stdout "
-                                       "(SubprocessHost._timed_out's hint ignores spec.kind)")
 def test_a_plugin_slow_to_start_is_not_told_to_flush_its_stdout(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.hosting import make_player, start_problem

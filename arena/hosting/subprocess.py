@@ -763,8 +763,13 @@ class SubprocessHost:
             self._fail("crash", f"{self._exit_text()} while its {what} answer was awaited (a process "
                                 f"it started still holds its output open)")
         limit = self.startup_ms if what == "hello" else self.time_limit_ms
-        hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
-                "print(..., flush=True)), or a buffered answer never arrives" if what == "hello" else "")
+        if what != "hello":
+            hint = ""
+        elif self.spec is not None and self.spec.kind != "command":  # the child flushes: its start was slow
+            hint = f"; importing {self.spec.target} or making the bot took longer than that"
+        else:
+            hint = ("; a bot must flush its stdout after each line (C: fflush(stdout), Python: "
+                    "print(..., flush=True)), or a buffered answer never arrives")
         self._fail("timeout", f"no {what} answer within {limit} ms{hint}")
 
 

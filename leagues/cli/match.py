@@ -20,8 +20,8 @@ from arena.hosting import is_command
 from leagues.cli.exits import exit_if_all_forfeited, say_clocked, say_forfeits
 from leagues.cli.options import cluster_address
 from leagues.cli.records import report_damaged
-from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError, max_workers,
-                                       parse_config)
+from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, ConfigError,
+                                       TournamentConfig, max_workers, parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
 from leagues.tournament.runner import TOURNAMENT_LIMIT, Interrupted, RunError, clocked_warning, run_tournament
@@ -66,20 +66,43 @@ def _bot(spec: str) -> str | list[str]:
         raise UserError(f"bot command {spec!r}: {exc}") from None
 
 
+def _stored_config(store_path: Path, name: str) -> dict[str, Any] | None:
+    """The stored config of tournament ``name``, if the store holds it (a store that cannot be read: None,
+    the run says what is wrong with it)."""
+    if not store_path.is_file():
+        return None
+    try:
+        with Store(store_path, readonly=True) as store:
+            row = store.tournament(name)
+    except StoreError:
+        return None
+    return row.config if row is not None else None
+
+
+def _bots_of(config: dict[str, Any]) -> list[Any]:
+    return [e.get("bot") for e in config.get("entrants", []) if isinstance(e, dict)]
+
+
+def _free_name(cfg: TournamentConfig, bot_a: str, bot_b: str) -> str | None:
+    """Another default name when the one from the bots' names is a stored match of other bots: two specs
+    whose names clean alike (``python3 v1/bot.py``, ``python3 v1_bot.py``) are two matches, and the
+    second is never refused as the first changed (whose ``--new`` would delete the other's games). The
+    first keeps the plain name, so a match begun before resumes under it."""
+    stored = _stored_config(cfg.store, cfg.name)
+    if stored is None or stored.get("format") not in MATCH_FORMATS or _bots_of(stored) == _bots_of(cfg.identity()):
+        return None
+    digest = hashlib.sha256(f"{bot_a}\0{bot_b}".encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{cfg.name[:NAME_MAX - 9]}-{digest}"
+
+
 def _refuse_other_kinds(store_path: Path, name: str) -> None:
     """A match is stored under its name: one that names a round robin or a Swiss tournament of the
     store would be refused as changed, and ``--new`` (which does not ask) would delete that tournament."""
     from leagues.cli.main import UserError
 
-    if not store_path.is_file():
-        return
-    try:
-        with Store(store_path, readonly=True) as store:
-            row = store.tournament(name)
-    except StoreError:
-        return  # the run says what is wrong with the store
-    kind = row.config.get("format") if row is not None else None
-    if row is not None and kind not in MATCH_FORMATS:
+    stored = _stored_config(store_path, name)
+    kind = stored.get("format") if stored is not None else None
+    if stored is not None and kind not in MATCH_FORMATS:
         raise UserError(f"{store_path}: {name!r} is a {kind} tournament, not a match: give the match another "
                         f"--name (nothing deleted)")
 
@@ -140,7 +163,7 @@ def register(cli: click.Group) -> None:
         if a == b:
             a, b = f"{a}.a", f"{b}.b"
         data: dict[str, Any] = {
-            "name": name or _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match", "deals": max_blocks,
+            "name": name if name is not None else _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match", "deals": max_blocks,
             "time_limit_ms": time_limit_ms, "store": store_path,
             "variants": [{"name": v} for v in variants],
             "entrants": [{"name": a, "bot": _bot(bot_a), "params": _params(params_a, "--params-a")},
@@ -164,12 +187,21 @@ def register(cli: click.Group) -> None:
             cfg = parse_config(data, source="tute match", base=Path.cwd())
         except ConfigError as exc:
             raise UserError(_options_words(str(exc))) from None
+        free = _free_name(cfg, bot_a, bot_b) if name is None else None
+        if free is not None:
+            data["name"] = free
+            cfg = parse_config(data, source="tute match", base=Path.cwd())
+        if field is not None and not any(v.sides > 2 for v in cfg.variants):  # it would start, and never play
+            raise UserError(f"--field: every variant given has two sides ({', '.join(variants)}): no seat is "
+                            f"left for a field bot")
         _refuse_other_kinds(cfg.store, cfg.name)
         limit = "--time-limit"  # where this command takes the move limit, for the clocked games' warning
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
                                      limit_setting=limit)
-        except (RunError, StoreError) as exc:
+        except RunError as exc:
+            raise UserError(_changed_words(str(exc))) from None
+        except StoreError as exc:
             raise UserError(str(exc)) from None
         except Interrupted as exc:
             click.echo(f"tute: {exc}", err=True)
@@ -192,9 +224,30 @@ def register(cli: click.Group) -> None:
             sys.exit(EXIT_H1 if verdict == H1 else EXIT_H0 if verdict == H0 else EXIT_INCONCLUSIVE)
 
 
+#: the keys of a match's stored config, by the options of ``tute match`` that set them
+CHANGED_OPTIONS = {"deals": "--max-blocks", "time_limit_ms": "--time-limit", "seed": "--seed",
+                   "sprt": "--sprt/--alpha/--beta/--model", "variants": "--variant", "field": "--field",
+                   "entrants": "the bots or --params-a/--params-b"}
+
+
+def _changed_words(message: str) -> str:
+    """A stored match refused as changed (``runner.prepare``), in the command's words: its options, not
+    the config's keys, and ``--name`` for the other name (two bots whose names clean to the same name
+    get the same default name: --new would delete the other's games)."""
+    head, sep, rest = message.partition("(changed: ")
+    if not sep:
+        return message
+    keys, _, tail = rest.partition(")")
+    options = ", ".join(CHANGED_OPTIONS.get(k.strip(), k.strip()) for k in keys.split(","))
+    tail = tail.replace("; run with --new to start it again, or rename it",
+                        "; run with --new to play it again from the start (its stored games are deleted), or give "
+                        "this one another --name")
+    return f"{head.replace('tournament ', 'match ', 1)}{sep}{options}){tail}"
+
+
 def _options_words(message: str) -> str:
     """A config error of the match, in the command's words (``--sprt``, ``--variant``, ``--field``)."""
     for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
-                        ("time_limit_ms:", "--time-limit:"), ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
+                        ("time_limit_ms:", "--time-limit:"), ("name:", "--name:"), ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
         message = message.replace(f": {key}", f": {option}")
     return message.replace('field = "greedy"', "--field greedy")

@@ -54,7 +54,8 @@ def match_summary(store: Store, tournament: str) -> list[str]:
     if row is None or row.config.get("format") not in MATCH_FORMATS:
         return []
     try:
-        cfg = parse_config(TournamentConfig.data_of_identity(row.config), source=f"{store.path}: {tournament}")
+        cfg = parse_config(TournamentConfig.data_of_identity(row.config), source=f"{store.path}: {tournament}",
+                           bots=False)  # its bots need not be importable to read it
     except ConfigError as exc:
         return [f"(no match summary: {exc})"]
     return summary_lines(cfg, monitor_of_store(cfg, store.games(tournament)))

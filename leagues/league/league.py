@@ -78,7 +78,7 @@ def init_league(folder: str | os.PathLike[str], name: str | None = None) -> Path
     path = target / FILENAME
     if path.exists():
         raise LeagueError(f"{path}: exists already (a folder holds one league)")
-    league_name = name or target.resolve().name.replace(" ", "-")
+    league_name = name if name is not None else target.resolve().name.replace(" ", "-")  # "" is refused
     try:
         text = template(league_name, secrets.randbelow(SEED_RANGE))
         cfg = parse_league(text, source=str(path), base=target.resolve())
@@ -154,7 +154,7 @@ class League:
         _check_name(name)
         if isolation not in ISOLATIONS:
             raise LeagueError(f"--isolation: must be one of {', '.join(ISOLATIONS)}, not {isolation!r}")
-        owner = owner or _whoami()
+        owner = owner if owner is not None else _whoami()  # an empty --owner is refused, not replaced
         if not owner or CONTROL.search(owner) or len(owner) > 100:  # shown in every table and the report
             raise LeagueError(f"--owner {clip(owner)}: up to 100 characters, without control characters")
         if CONTROL.search(bot):  # shown in the report and the tables too: a bidi mark there reorders the line
