@@ -78,6 +78,10 @@ CREATE INDEX IF NOT EXISTS games_order ON games (tournament, round, variant_inde
 -- its terms are the query's own, ``Store._where``, which is how SQLite knows it may use it)
 CREATE INDEX IF NOT EXISTS games_forfeited ON games (tournament, round, variant_index, tbl, deal, rotation)
     WHERE result NOT LIKE '%"forfeit":null%' AND result NOT LIKE '%"forfeit": null%';
+-- the matches (``unit = "match"``), whose forfeits are their deals' (``Store._forfeited_matches``: a listing
+-- of forfeits reads the matches' records, never every deal's row); its terms are the query's, ``A_MATCH``
+CREATE INDEX IF NOT EXISTS games_matches ON games (tournament, round, variant_index, tbl, deal, rotation)
+    WHERE (result LIKE '%"reason":"match"%' OR result LIKE '%"reason": "match"%');
 -- the tables kept as the games land (leagues/tournament/tally.py): the fold of the stored games of a
 -- tournament in schedule order up to its watermark
 CREATE TABLE IF NOT EXISTS tallies (
