@@ -238,7 +238,8 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
 
             def on_record(rec: Any) -> None:
                 f = rec.result.forfeit
-                watch.add_game(names, played(names, rec.result.sit_out), [(f.seat, f.reason, f.detail, rec.id)] if f else [])
+                forfeits = [(f.seat, f.reason, f.detail, rec.id)] if f else []
+                watch.add_game(names, played(names, rec.result.sit_out), forfeits)
                 if out and not failed:
                     try:
                         out.write(rec.dumps() + "\n")

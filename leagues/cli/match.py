@@ -163,8 +163,8 @@ def register(cli: click.Group) -> None:
         if a == b:
             a, b = f"{a}.a", f"{b}.b"
         data: dict[str, Any] = {
-            "name": name if name is not None else _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match", "deals": max_blocks,
-            "time_limit_ms": time_limit_ms, "store": store_path,
+            "name": name if name is not None else _name(f"match-{a}-vs-{b}"), "seed": seed, "format": "match",
+            "deals": max_blocks, "time_limit_ms": time_limit_ms, "store": store_path,
             "variants": [{"name": v} for v in variants],
             "entrants": [{"name": a, "bot": _bot(bot_a), "params": _params(params_a, "--params-a")},
                          {"name": b, "bot": _bot(bot_b), "params": _params(params_b, "--params-b")}],
@@ -248,6 +248,7 @@ def _changed_words(message: str) -> str:
 def _options_words(message: str) -> str:
     """A config error of the match, in the command's words (``--sprt``, ``--variant``, ``--field``)."""
     for key, option in (("sprt:", "--sprt/--alpha/--beta:"), ("variants[", "--variant ["), ("field:", "--field:"),
-                        ("time_limit_ms:", "--time-limit:"), ("name:", "--name:"), ("entrants[0]", "BOT_A"), ("entrants[1]", "BOT_B")):
+                        ("time_limit_ms:", "--time-limit:"), ("name:", "--name:"), ("entrants[0]", "BOT_A"),
+                        ("entrants[1]", "BOT_B")):
         message = message.replace(f": {key}", f": {option}")
     return message.replace('field = "greedy"', "--field greedy")

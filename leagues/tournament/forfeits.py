@@ -43,9 +43,10 @@ def played(seats: Sequence[str], sit_out: int | None) -> Counter[str]:
 
 
 def match_played(seats: Sequence[str], deals: Sequence[dict[str, Any]]) -> Counter[str]:
-    """The deals of a match each entrant played, counted deal by deal: a match's result has no dealer
-    who sat out, but in cabrero with 5 or 6 each of its deals has one, and a deal sat out is no deal
-    played (nor one that could be forfeited: a bot forfeiting every deal it plays forfeited them all)."""
+    """The deals of a match each entrant played, counted deal by deal: in cabrero with 5 or 6 each deal
+    has a dealer who sits it out (the match's own result names one only if a seat sat out every deal),
+    and a deal sat out is no deal played, nor one that could be forfeited: a bot forfeiting every deal
+    it plays forfeited them all."""
     out: Counter[str] = Counter()
     for deal in deals:
         out.update(played(deal.get("seats", seats), deal.get("result", {}).get("sit_out")))

@@ -58,6 +58,8 @@ class Watermark:
         for row in store.iter_games(cfg.name, after=self.tally.watermark):
             self.waiting[row.id] = (row, *landed(store, row))
         self.queue: deque[str] = deque()
+        #: ``check``'s map of the stored deals by id without their rotation, and the stored games it is of
+        self._elsewhere: tuple[Mapping[str, str], dict[str, str]] | None = None
         #: games deleted since they were folded (a match's games past its decision): ``settle`` folds
         #: every stored game again
         self.stale = False
@@ -88,8 +90,11 @@ class Watermark:
         anything is mixed. ``stored``: the seats of each stored game. Run over a round's games before
         its sit-outs are stored, so that a refused resume writes nothing."""
         # without duplicate deals a deal is played in one rotation: stored in another, it was scheduled by
-        # a version that chose rotations otherwise (before the units dealt in turn)
-        elsewhere = {} if self.duplicate else {i.rsplit("/s", 1)[0]: i for i in stored}
+        # a version that chose rotations otherwise (before the units dealt in turn). Made once per run's
+        # stored games: a Swiss run checks each round's games, and a store may hold a million
+        if self._elsewhere is None or self._elsewhere[0] is not stored:
+            self._elsewhere = (stored, {} if self.duplicate else {i.rsplit("/s", 1)[0]: i for i in stored})
+        elsewhere = self._elsewhere[1]
         for spec in specs:
             seats = stored.get(spec.id)
             other = elsewhere.get(spec.id.rsplit("/s", 1)[0]) if seats is None else None
