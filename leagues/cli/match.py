@@ -191,9 +191,6 @@ def register(cli: click.Group) -> None:
         if free is not None:
             data["name"] = free
             cfg = parse_config(data, source="tute match", base=Path.cwd())
-        if field is not None and not any(v.sides > 2 for v in cfg.variants):  # it would start, and never play
-            raise UserError(f"--field: every variant given has two sides ({', '.join(variants)}): no seat is "
-                            f"left for a field bot")
         _refuse_other_kinds(cfg.store, cfg.name)
         limit = "--time-limit"  # where this command takes the move limit, for the clocked games' warning
         try:

@@ -434,8 +434,14 @@ class Games:
             yield from self.store.iter_games(t)
 
 
-def _replay_command(store_name: str, game_id: str) -> str:
-    return f"tute replay --store {shlex.quote(store_name)} {shlex.quote(game_id)}"
+def _replay_command(store_name: str, g: GameRow) -> str:
+    return f"tute replay --store {shlex.quote(store_name)} {shlex.quote(_shown(g))}"
+
+
+def _shown(g: GameRow) -> str:
+    """The deal a replay of game ``g`` shows: the game, or a match's first deal (``tute replay`` and
+    ``Store.record`` take a match's deals as ``MATCH_ID/dK``, not the whole match)."""
+    return f"{g.id}/d0" if g.result.reason == "match" else g.id
 
 
 def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[str, str],
@@ -459,7 +465,7 @@ def _pair_pages(folder: Path, games: Games, names: Sequence[str], replays: dict[
         lines = []
         for g in gs:
             shown = (f'<a href="../{_e(replays[g.id])}">replay</a>' if g.id in replays
-                     else f"<code>{_e(_replay_command(games.store_name, g.id))}</code>")
+                     else f"<code>{_e(_replay_command(games.store_name, g))}</code>")
             v = games.variants[g.tournament, g.variant]
             result = scrub(result_of(g.result, g.seats, v.teams, limit=v.over_points_loses, isolate=True), games.local)
             lines.append([_e(g.id), _e(g.variant), str(g.round), _e(result), shown])
@@ -499,9 +505,9 @@ def _replays(season: Season, games: Games, count: int, folder: Path) -> list[tup
     """Replay pages for the first games of the season's tables (at most ``count``)."""
     out: list[tuple[GameRow, str]] = []
     for g in _first_of_tables(games.rows(season.tournaments), count):
-        rel = "replays/" + _file_name(g.id)
+        rel = "replays/" + _file_name(_shown(g))
         assert games.store is not None  # it gave the row
-        (folder / rel).write_text(report_replay(games.store.record(g.id), games.local), encoding="utf-8")
+        (folder / rel).write_text(report_replay(games.store.record(_shown(g)), games.local), encoding="utf-8")
         out.append((g, rel))
     return out
 

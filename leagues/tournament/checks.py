@@ -40,6 +40,9 @@ class Checker:
     def __init__(self, source: str, text: str | None = None) -> None:
         self.source = source
         self.lines = key_lines(text) if text is not None else {}
+        #: a file the user wrote, not a config read back from a store: some checks added since refuse
+        #: only such a file, so that a stored tournament played under the older rule still reads
+        self.from_text = text is not None
         self.errors: list[str] = []
 
     def fail(self, key: str, message: str, at: str | None = None) -> ConfigError:

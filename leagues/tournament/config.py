@@ -173,6 +173,8 @@ class TournamentConfig:
 
 
 # ---------------------------------------------------------------------------------------------- loading
+#: the scope of the table over every variant ("*"): no variant's label
+POOLED = "*"
 TOP_KEYS = {"name", "seed", "format", "rounds", "deals", "duplicate", "workers", "cluster", "time_limit_ms", "memory_mb",
             "store", "log", "max_tables", "variants", "entrants", "rating", "challengers", "field", "sprt"}
 SPRT_KEYS = {"elo0", "elo1", "alpha", "beta", "model"}
@@ -282,7 +284,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
         if "rounds" in data and text is not None:
             c.errors.append(str(c.fail("rounds", f"not a key of a {fmt}: its blocks go on until the SPRT decides "
                                                  "or `deals` blocks are played")))
-        entrants = c.collect(lambda: _with_field(c, data, entrants, variants, bots), entrants)
+        entrants = c.collect(lambda: _with_field(c, data, entrants, variants, base, bots), entrants)
         challengers = c.collect(lambda: _challengers(c, data, fmt, entrants), ())
         sprt = c.collect(lambda: _sprt(c, data), None)
     else:
@@ -311,8 +313,11 @@ def _cluster(c: Checker, data: dict[str, Any]) -> str | None:
 
 
 def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig, ...],
-                variants: tuple[VariantConfig, ...], bots: bool = True) -> tuple[EntrantConfig, ...]:
-    """A match or gauntlet: ``field`` (a bot) fills the seats of 3 to 6 seat variants beyond A and B."""
+                variants: tuple[VariantConfig, ...], base: Path, bots: bool = True) -> tuple[EntrantConfig, ...]:
+    """A match or gauntlet: ``field`` (a bot) fills the seats of 3 to 6 seat variants beyond A and B; a
+    command runs in the config file's folder, as an entrant's does. Where no variant has a seat for it,
+    a config to be played refuses it (it would be started, and never play); one read back from a store
+    (``bots`` False) still reads."""
     bot = c.get(data, "", "field", str, None)
     wide = [v.label for v in variants if v.sides > 2]
     if any(e.name == FIELD for e in entrants):  # with a field bot or not: the matches leave that name out
@@ -323,12 +328,15 @@ def _with_field(c: Checker, data: dict[str, Any], entrants: tuple[EntrantConfig,
             raise c.fail("field", f"missing: {', '.join(wide)} {'has' if len(wide) == 1 else 'have'} more than two "
                                   "sides; name the bot that fills the other seats (e.g. field = \"greedy\")")
         return entrants
+    if not wide and bots:
+        raise c.fail("field", "every variant has two sides: no seat is left for a field bot")
+    cwd = str(base) if is_command(bot) else None
     try:
         if bots:
-            check_bot(bot)
+            check_bot(bot, cwd)
     except BotLoadError as exc:
         raise c.fail("field", str(exc)) from None
-    return entrants + (EntrantConfig(FIELD, bot, {}, "auto"),)
+    return entrants + (EntrantConfig(FIELD, bot, {}, "auto", cwd),)
 
 
 def _challengers(c: Checker, data: dict[str, Any], fmt: str, entrants: tuple[EntrantConfig, ...]) -> tuple[str, ...]:
@@ -412,6 +420,8 @@ def check_files(c: Checker, data: dict[str, Any], base: Path, default_store: str
         c.errors.append(str(c.fail("store", f"{clip(str(store))} is not a file name")))
         store = base / "runs" / "store.sqlite"
     log = c.collect(lambda: c.get(data, "", "log", str, None), None)
+    if log == "":
+        c.errors.append(str(c.fail("log", "empty: a file name, or no log key for the store's own log")))
     log_path = base / log if log else store.with_suffix(".log")
     key = "log" if log else "store"
     before = len(c.errors)
@@ -557,6 +567,8 @@ def _variant(c: Checker, item: Any, where: str, before: list[VariantConfig], n_e
         option = str(exc).partition(": ")[0]
         raise c.fail(f"{where}.options", str(exc), at=f"{where}.options.{option}" if option in options else None) from None
     label = c.name(c.get(item, where, "label", str, preset), f"{where}.label")
+    if label == POOLED and c.from_text:
+        raise c.fail(f"{where}.label", f"{label!r} names the table of every variant: give this one another label")
     if any(v.label == label for v in before):
         raise c.fail(f"{where}.label", f"{label!r} is used twice (give each variant its own label)")
     vc = VariantConfig(label, preset, dict(options), variant, _match_rule(c, item, where, variant))
@@ -589,6 +601,8 @@ def _match_rule(c: Checker, item: dict[str, Any], where: str, variant: Variant) 
         rule.check(variant)
     except MatchError as exc:
         raise c.fail(f"{where}.match", str(exc)) from None
+    if rule.kind == "deals" and rule.target > cap and c.from_text:  # every match would end at the cap
+        raise c.fail(f"{where}.match", f"{rule.text} is longer than match_max_deals = {cap}: raise the cap")
     return rule
 
 

@@ -25,14 +25,12 @@ from typing import Iterable, Mapping, Sequence
 
 from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, versus
 
-from leagues.tournament.config import RatingConfig
+from leagues.tournament.config import POOLED, RatingConfig  # noqa: F401  the pooled table's scope
 from leagues.tournament.rating import Rater
 from leagues.tournament.forfeits import EntrantForfeits, played
 from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
 
-#: the scope of the table over every variant
-POOLED = "*"
 #: what a stored tally counts, kept beside its watermark: a tally of another count is not loaded (the
 #: readers fold every game instead, and the next ``tute run`` of the tournament folds and keeps it
 #: again). 2: the dealer who sits a deal out (cabrero with 5 or 6) counts no game, outcome, comparison
