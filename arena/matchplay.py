@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from .match import Player, derive_seed, play_game, shuffled_deck
-from .record import GameRecord, ReplayError, replay
+from .record import GameRecord, ReplayError, replay, result_disagreement
 from .result import GameResult, competition_ranks
 from .variants import Variant
 
@@ -248,9 +248,11 @@ def is_match_json(data: Any) -> bool:
     return isinstance(data, dict) and data.get("format") == MATCH_FORMAT
 
 
-def verify_match(m: MatchRecord) -> None:
+def verify_match(m: MatchRecord, written: dict[str, Any] | None = None) -> None:
     """Replay every deal through the referee and recount the match; raises ReplayError naming the deal
-    (or the count) that does not hold."""
+    (or the field of the result) that does not hold. ``written``: the result as the record writes it,
+    judged field by field with its JSON types (``result_disagreement``: ``false`` is no rank 0), where
+    the parsed result would read ``false`` as 0."""
     v = m.rules()
     m.rule.check(v)
     score = MatchScore(m.rule, v)
@@ -258,6 +260,8 @@ def verify_match(m: MatchRecord) -> None:
     for i, d in enumerate(m.deals):
         if score.over:
             raise ReplayError(f"deal {i}: the match was over after deal {i - 1}")
+        if d.id != f"{m.id}/d{i}":  # a deal of the match calling itself another game
+            raise ReplayError(f"deal {i}: its id is {d.id!r}, not the match's deal {m.id}/d{i}")
         if d.dealer != (m.first_dealer + i) % v.players:
             raise ReplayError(f"deal {i}: dealt by seat {d.dealer}, the rotation says {(m.first_dealer + i) % v.players}")
         try:
@@ -271,10 +275,12 @@ def verify_match(m: MatchRecord) -> None:
     if not score.over:
         raise ReplayError(f"the match is not over after its {score.deals} deals ({m.rule.text})")
     said = score.result(points)
-    if said.sit_out is not None and m.result.sit_out is None:  # written before a match said who sat it out
+    recorded = written if written is not None else m.result.to_json()
+    if said.sit_out is not None and "sit_out" not in recorded:  # written before a match said who sat it out
         said = replace(said, sit_out=None)
-    if said.to_json() != m.result.to_json():
-        raise ReplayError("the match result does not match its deals")
+    why = result_disagreement(recorded, said.to_json())
+    if why is not None:
+        raise ReplayError(f"the match result does not match its deals: {why}")
 
 
 def play_match(variant: Variant, players: Sequence[Player], *, seed: int = 0, rule: MatchRule | None = None,

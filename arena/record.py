@@ -245,6 +245,11 @@ def replay(record: GameRecord) -> GameState:
     assert state is not None
     f = record.result.forfeit
     if f is not None and not state.is_over:
+        # the referee forfeits the seat it asked (a failing new_game too, at the seat's first decision);
+        # a record with no action may forfeit any seat (before 213a6e5 a new_game forfeited at once)
+        if record.actions and f.seat != state.current:
+            raise ReplayError(f"record {record.id!r}: the forfeit is seat {f.seat}'s, but seat {state.current} "
+                              f"is on move", len(record.actions))
         state.forfeit(f.seat, f.reason, f.detail)
     if not state.is_over:
         raise ReplayError(f"record {record.id!r}: the actions end before the deal does "
@@ -252,12 +257,13 @@ def replay(record: GameRecord) -> GameState:
     got = state.result_
     assert got is not None
     said = got.to_json()
+    # the field that differs, named first: the two whole results can be longer than a line shows
+    why = result_disagreement(record.result_json if record.result_json is not None else record.result.to_json(), said)
+    if why:
+        raise ReplayError(f"record {record.id!r}: {why}", len(record.actions))
     if said != record.result.to_json():
         raise ReplayError(f"record {record.id!r}: result differs: recorded {record.result.to_json()}, "
                           f"referee says {said}", len(record.actions))
-    why = result_disagreement(record.result_json, said) if record.result_json is not None else None
-    if why:
-        raise ReplayError(f"record {record.id!r}: {why}", len(record.actions))
     return state
 
 

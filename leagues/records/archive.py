@@ -28,8 +28,7 @@ from typing import IO, Any, Callable, Iterator, NamedTuple
 from arena import GameRecord, ReplayError, get_variant, replay
 from arena.match import derive_seed
 from arena.matchplay import MatchRecord, MatchRule, is_match_json, verify_match
-from arena.record import result_disagreement
-from arena.record_schema import CONTROL, check_record, check_rules, check_seed
+from arena.record_schema import CONTROL, check_record, check_rules, check_seed, text_problem
 from arena.variants import Variant, past_presets
 
 from leagues.tournament.checks import NAME_MAX, id_unsafe
@@ -609,10 +608,7 @@ def replayed(data: Any) -> GameRecord | MatchRecord:
                 raise ValueError(f"match.{key}: expected {words}, got {_shown(value)}")
         match = MatchRecord.from_json(data)
         _match_envelope(match)
-        verify_match(match)
-        why = result_disagreement(data["result"], match.result.to_json())  # verify_match judged the parsed result
-        if why:
-            raise ReplayError(f"the match result differs from its deals: {why}")
+        verify_match(match, data["result"])  # the result as written, field by field and by JSON type
         return match
     rec = GameRecord.from_json(data)
     replay(rec)
@@ -625,6 +621,9 @@ def _match_envelope(match: MatchRecord) -> None:
     referee: a match of one variant with deals of another, or of decks not its seed's, is not one)."""
     if not isinstance(match.id, str) or not match.id:
         raise ValueError(f"id: must be a non-empty string, not {match.id!r}")
+    problem = text_problem(match.id)  # as a deal's id: it is shown by every listing
+    if problem is not None:
+        raise ValueError(f"id: {problem}")
     rules = match.rules()
     players = rules.players
     if len(match.seats) != players or not all(isinstance(s, str) for s in match.seats):
