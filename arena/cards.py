@@ -8,6 +8,8 @@ computed once at import. The notation is face then suit letter: ``1o 3c 12e 11b`
 
 from __future__ import annotations
 
+import random
+
 from typing import Iterable, Iterator
 
 SUITS = "oceb"
@@ -111,6 +113,14 @@ def cards_list(mask: int) -> list[Card]:
 def names(mask_or_cards: int | Iterable[Card]) -> list[str]:
     cs = cards_of(mask_or_cards) if isinstance(mask_or_cards, int) else mask_or_cards
     return [NAMES[c] for c in cs]
+
+
+def shuffled(size: int, seed: int) -> list[Card]:
+    """The deck order of ``seed``: the same on every machine and Python version (``random.Random``). A
+    record's deck is its seed's (``record.replay`` checks it), so a seed says the whole deal."""
+    cards = list(deck(size))
+    random.Random(seed).shuffle(cards)
+    return cards
 
 
 def deck(size: int = 40) -> tuple[Card, ...]:

@@ -7,11 +7,10 @@ failure, whatever the kind of player, ends the deal as a renuncio with a reason.
 from __future__ import annotations
 
 import hashlib
-import random
 from typing import Any, Protocol, Sequence
 
 from .actions import CODE
-from .cards import deck as deck_cards
+from .cards import shuffled
 from .record import GameRecord
 from .state import OVER, GameState, IllegalAction
 from .variants import Variant
@@ -34,10 +33,8 @@ class BotFailure(Exception):
 
 
 def shuffled_deck(variant: Variant, seed: int) -> list[int]:
-    """The deck order for ``seed``: the same on every machine and Python version (``random.Random``)."""
-    cards = list(deck_cards(variant.deck_size))
-    random.Random(seed).shuffle(cards)
-    return cards
+    """The deck order for ``seed`` (``cards.shuffled``)."""
+    return shuffled(variant.deck_size, seed)
 
 
 def derive_seed(*parts: object) -> int:

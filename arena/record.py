@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any, Iterator, Sequence
 
-from .cards import NAMES, NO_CARD, cards_list, parse_card
+from .cards import NAMES, NO_CARD, cards_list, parse_card, shuffled
 from .jsontext import compact, quote, strs
 from .record_schema import check_record
 from .result import GameResult
@@ -211,6 +211,8 @@ def _start(record: GameRecord) -> GameState:
         state = GameState.new(variant, deck, record.dealer)
     except (VariantError, ValueError) as exc:
         raise ReplayError(f"record {record.id!r}: cannot deal: {exc}") from None
+    if type(record.seed) is int and deck != shuffled(variant.deck_size, record.seed):  # null: a deck from elsewhere
+        raise ReplayError(f"record {record.id!r}: the deck is not the shuffle of its seed {record.seed}")
     dealt = [_names(cards_list(h)) for h in state.initial_hands]
     if [sorted(h) for h in record.hands] != [sorted(h) for h in dealt]:
         raise ReplayError(f"record {record.id!r}: hands do not match the deal of this deck")

@@ -497,8 +497,6 @@ def _same_hand_swap(rec: dict[str, Any]) -> None:
     rec["deck"][0], rec["deck"][k] = rec["deck"][k], rec["deck"][0]
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: a record's deck is never checked against its seed "
-                                       "(arena/record.py replay)")
 @pytest.mark.parametrize("how", ["seed", "deck", "match deal order", "verify"])
 def test_a_deck_that_is_not_its_seeds_shuffle_is_refused(plays: Path, matches: Path, tmp_path: Path, how: str) -> None:
     recs = read(plays / "tute-2.jsonl")
