@@ -29,7 +29,12 @@ Held (pinned below where no other test pins it):
 - The replay page never carries record text as HTML (seat names, id, forfeit detail and later fields
   holding ``<script>``/``<img>`` checked by hand; test_replay_page and test_pages_qa pin it).
 
-Defects, each pinned by a strict xfail:
+Defects, each pinned by a strict xfail. All but 6 fixed since, their tests now pin the fixes: a seed's
+deck is checked (``cards.shuffled``, in ``record._start``); a match's written result is judged by
+``result_disagreement`` against the recount, and a deal's names its field first; a match's id is
+checked by ``text_problem``; a forfeit must be the seat on move's when the record has actions; deal K
+of a match must be ``MATCH_ID/dK``; docs/records.md says the later options, a subastado forfeit's
+contract and score, and the seed. 6 is left open:
 
 1. A record's ``deck`` is never checked against its ``seed``. ``seed`` + 1, or two cards of the deck
    swapped that go to the same hand (positions 0 and players), import and verify, although every writer
