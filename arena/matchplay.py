@@ -257,11 +257,14 @@ def verify_match(m: MatchRecord, written: dict[str, Any] | None = None) -> None:
     m.rule.check(v)
     score = MatchScore(m.rule, v)
     points = [0] * v.players
+    # deal K of a match is its id with /dK; a match imported under a new id before its deals were renamed
+    # with it (a file of matches whose ids name no tournament) keeps its deals' first prefix: one for all
+    prefix = m.deals[0].id.rpartition("/d")[0] if m.deals and m.deals[0].id.endswith("/d0") else m.id
     for i, d in enumerate(m.deals):
         if score.over:
             raise ReplayError(f"deal {i}: the match was over after deal {i - 1}")
-        if d.id != f"{m.id}/d{i}":  # a deal of the match calling itself another game
-            raise ReplayError(f"deal {i}: its id is {d.id!r}, not the match's deal {m.id}/d{i}")
+        if d.id != f"{prefix}/d{i}":  # a deal of the match calling itself another game
+            raise ReplayError(f"deal {i}: its id is {d.id!r}, not the match's deal {prefix}/d{i}")
         if d.dealer != (m.first_dealer + i) % v.players:
             raise ReplayError(f"deal {i}: dealt by seat {d.dealer}, the rotation says {(m.first_dealer + i) % v.players}")
         try:

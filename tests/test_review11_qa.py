@@ -34,7 +34,8 @@ deck is checked (``cards.shuffled``, in ``record._start``); a match's written re
 ``result_disagreement`` against the recount, and a deal's names its field first; a match's id is
 checked by ``text_problem``; a forfeit must be the seat on move's when the record has actions; deal K
 of a match must be ``MATCH_ID/dK``; docs/records.md says the later options, a subastado forfeit's
-contract and score, and the seed. 6 is left open:
+contract and score, and the seed; ``import -t NAME`` renames the ids with the tournament (a match's
+deals too):
 
 1. A record's ``deck`` is never checked against its ``seed``. ``seed`` + 1, or two cards of the deck
    swapped that go to the same hand (positions 0 and players), import and verify, although every writer
@@ -615,8 +616,6 @@ bot = "random"
 """
 
 
-@pytest.mark.xfail(strict=True, reason="QA defect: import -t NAME keeps ids naming the old tournament, so the "
-                                       "remedy its refusal names fails (archive._checked)")
 def test_import_t_name_takes_the_export_of_another_tournament_of_the_same_name(tmp_path: Path) -> None:
     for seed in (1, 2):
         folder = tmp_path / f"s{seed}"

@@ -658,8 +658,12 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
     except ValueError as exc:
         problem(f"{where}: {exc}")
         return None
-    if tournament:
-        place = place._replace(spec=place.spec._replace(tournament=tournament))
+    if tournament and tournament != place.spec.tournament:
+        old = place.spec.tournament
+        spec = place.spec._replace(tournament=tournament)
+        if place.source != "file" and spec.id.startswith(old + "/"):  # its id names its tournament too
+            spec = spec._replace(id=tournament + spec.id[len(old):])
+        place = place._replace(spec=spec)
     why = _spec_problem(place.spec)
     if why:
         problem(f"{where}: {why}")
@@ -682,6 +686,9 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
     data.pop("schedule", None)
     if data.get("id") != spec.id:  # a record without an id is stored under the one made for it
         data["id"] = spec.id
+        if isinstance(rec, MatchRecord):  # deal K of a match is MATCH_ID/dK
+            for k, deal in enumerate(data["deals"]):
+                deal["id"] = f"{spec.id}/d{k}"
     if store.has_game(spec.id):
         if skip_existing and json.loads(store.record_json(spec.id)) == data:
             out.skipped += 1
