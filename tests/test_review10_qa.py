@@ -200,7 +200,8 @@ def test_memory_mb_limits_a_command_and_an_isolated_plugin(tmp_path: Path) -> No
     (tmp_path / "qa10_bots.py").write_text(BOTS)
     for name, memory, code in (("tight", 160, 3), ("roomy", 1024, 0)):
         (tmp_path / f"{name}.toml").write_text(config_text(
-            name=name, deals=1, memory_mb=memory, store=f"{name}.sqlite", format="gauntlet",
+            # a move limit no busy machine reaches while 300 MB are allocated: only the memory decides
+            name=name, deals=1, memory_mb=memory, time_limit_ms=20_000, store=f"{name}.sqlite", format="gauntlet",
             challengers=["hogcmd", "hogplug"],
             entrants=[{"name": "hogcmd", "bot": [sys.executable, "hog.py", "300"]},
                       {"name": "hogplug", "bot": "qa10_bots:Hog", "params": {"mb": 300}, "isolation": "subprocess"},

@@ -660,10 +660,10 @@ def _checked(data: Any, where: str, store: Store, tournament: str | None, fallba
         return None
     if tournament and tournament != place.spec.tournament:
         old = place.spec.tournament
-        spec = place.spec._replace(tournament=tournament)
-        if place.source != "file" and spec.id.startswith(old + "/"):  # its id names its tournament too
-            spec = spec._replace(id=tournament + spec.id[len(old):])
-        place = place._replace(spec=spec)
+        moved = place.spec._replace(tournament=tournament)
+        if place.source != "file" and moved.id.startswith(old + "/"):  # its id names its tournament too
+            moved = moved._replace(id=tournament + moved.id[len(old):])
+        place = place._replace(spec=moved)
     why = _spec_problem(place.spec)
     if why:
         problem(f"{where}: {why}")
