@@ -89,48 +89,26 @@ from leagues.tournament.runner import run_tournament
 from leagues.tournament.schedule import round_robin_rounds
 from leagues.tournament.store import Store
 
-from league_util import TESTS, config_text, tute, write_config, write_league
+from league_util import TESTS, config_text, protocol_bot, tute, write_config, write_league
 
 ROOT = TESTS.parent
 DOCS = ROOT / "docs"
 
 #: a command bot allocating ``argv[1]`` MB at its first decision
-HOG = textwrap.dedent("""\
-    import json, sys
-    hog = None
-    for line in sys.stdin:
-        msg = json.loads(line)
-        kind = msg.get("type")
-        if kind == "hello":
-            print(json.dumps({"type": "hello", "name": "hog"}), flush=True)
-        elif kind == "act":
-            if hog is None:
-                hog = bytearray(int(sys.argv[1]) * 1024 * 1024)
-            print(json.dumps({"action": msg["legal"][0], "request": msg.get("request")}), flush=True)
-        elif kind == "quit":
-            break
+HOG = protocol_bot("hog", head="hog = None", act="""
+    if hog is None:
+        hog = bytearray(int(sys.argv[1]) * 1024 * 1024)
     """)
 
-#: a command bot writing every new_game message to ``argv[1]``, answering its first legal action; with
-#: ``argv[2]`` it sleeps that many seconds before each answer
-PROBE = textwrap.dedent("""\
-    import json, sys, time
+#: a command bot writing every new_game message to ``argv[1]``; with ``argv[2]`` it sleeps that many
+#: seconds before each answer
+PROBE = protocol_bot("probe", head="""
     out = open(sys.argv[1], "a")
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
-    for line in sys.stdin:
-        msg = json.loads(line)
-        kind = msg.get("type")
-        if kind == "hello":
-            print(json.dumps({"type": "hello", "name": "probe"}), flush=True)
-        elif kind == "new_game":
-            out.write(json.dumps(msg) + "\\n")
-            out.flush()
-        elif kind == "act":
-            time.sleep(delay)
-            print(json.dumps({"action": msg["legal"][0], "request": msg.get("request")}), flush=True)
-        elif kind == "quit":
-            break
-    """)
+    """, new_game="""
+    out.write(json.dumps(msg) + "\\n")
+    out.flush()
+    """, act="time.sleep(delay)")
 
 #: Python bots (``qa10_bots:Class``) for the in-process and subprocess hosts
 BOTS = textwrap.dedent("""\
