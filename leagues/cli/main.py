@@ -30,7 +30,7 @@ from leagues.cli.style import CHOICES, redraw
 from leagues.records.archive import open_text
 from leagues.tournament.config import MAX_TIME_LIMIT_MS, WORKERS_PER_CPU, max_workers
 from leagues.tournament.database import OPENED, is_busy
-from leagues.tournament.forfeits import ForfeitWatch, first_line, played
+from leagues.tournament.forfeits import ForfeitWatch, first_line, own_forfeit, played
 from leagues.tournament.quickplay import Lineup, PlayTally, close_all, play_run
 from leagues.tournament.terminal import clocked, per_second, plural
 
@@ -237,9 +237,7 @@ def play(variant: str, bots: tuple[str, ...], games: int, seed: int, records: st
             watch = ForfeitWatch()  # as run counts them: to exit 3 when a bot forfeited every deal
 
             def on_record(rec: Any) -> None:
-                f = rec.result.forfeit
-                forfeits = [(f.seat, f.reason, f.detail, rec.id)] if f else []
-                watch.add_game(names, played(names, rec.result.sit_out), forfeits)
+                watch.add_game(names, played(names, rec.result.sit_out), own_forfeit(rec.result, rec.id))
                 if out and not failed:
                     try:
                         out.write(rec.dumps() + "\n")

@@ -24,7 +24,8 @@ from leagues.tournament.config import (MATCH_FORMATS, MAX_TIME_LIMIT_MS, WORKERS
                                        TournamentConfig, max_workers, parse_config)
 from leagues.tournament.leaderboard import forfeit_watch
 from leagues.tournament.matches import monitor_of_store, summary_lines
-from leagues.tournament.runner import TOURNAMENT_LIMIT, Interrupted, RunError, clocked_warning, run_tournament
+from leagues.tournament.runner import (TOURNAMENT_LIMIT, ConfigChanged, Interrupted, RunError, clocked_warning,
+                                      run_tournament)
 from leagues.tournament.sprt import H0, H1
 from leagues.tournament.store import Store, StoreError
 from leagues.tournament.terminal import plural
@@ -196,9 +197,12 @@ def register(cli: click.Group) -> None:
         try:
             summary = run_tournament(cfg, workers=workers, new=new, quiet=quiet, cluster=cluster,
                                      limit_setting=limit)
-        except RunError as exc:
-            raise UserError(_changed_words(str(exc))) from None
-        except StoreError as exc:
+        except ConfigChanged as exc:
+            options = ", ".join(CHANGED_OPTIONS.get(k, k) for k in exc.changed)
+            raise UserError(f"tute match: match {cfg.name!r} in {cfg.store} was started with a different config "
+                            f"(changed: {options}); run with --new to play it again from the start (its stored "
+                            f"games are deleted), or give this one another --name") from None
+        except (RunError, StoreError) as exc:
             raise UserError(str(exc)) from None
         except Interrupted as exc:
             click.echo(f"tute: {exc}", err=True)
@@ -221,25 +225,11 @@ def register(cli: click.Group) -> None:
             sys.exit(EXIT_H1 if verdict == H1 else EXIT_H0 if verdict == H0 else EXIT_INCONCLUSIVE)
 
 
-#: the keys of a match's stored config, by the options of ``tute match`` that set them
+#: the keys of a match's stored config, by the options of ``tute match`` that set them (a refusal of a
+#: changed match says them; two bots whose names clean alike are kept apart by ``_free_name``)
 CHANGED_OPTIONS = {"deals": "--max-blocks", "time_limit_ms": "--time-limit", "seed": "--seed",
                    "sprt": "--sprt/--alpha/--beta/--model", "variants": "--variant", "field": "--field",
                    "entrants": "the bots or --params-a/--params-b"}
-
-
-def _changed_words(message: str) -> str:
-    """A stored match refused as changed (``runner.prepare``), in the command's words: its options, not
-    the config's keys, and ``--name`` for the other name (two bots whose names clean to the same name
-    get the same default name: --new would delete the other's games)."""
-    head, sep, rest = message.partition("(changed: ")
-    if not sep:
-        return message
-    keys, _, tail = rest.partition(")")
-    options = ", ".join(CHANGED_OPTIONS.get(k.strip(), k.strip()) for k in keys.split(","))
-    tail = tail.replace("; run with --new to start it again, or rename it",
-                        "; run with --new to play it again from the start (its stored games are deleted), or give "
-                        "this one another --name")
-    return f"{head.replace('tournament ', 'match ', 1)}{sep}{options}){tail}"
 
 
 def _options_words(message: str) -> str:

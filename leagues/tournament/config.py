@@ -281,7 +281,7 @@ def parse_config(data: dict[str, Any], *, source: str = "tournament.toml",
     if fmt in MATCH_FORMATS:
         # a file's rounds was accepted silently, as if it set something of the match (a config stored
         # by then, read back without its text, still reads)
-        if "rounds" in data and text is not None:
+        if "rounds" in data and c.from_text:
             c.errors.append(str(c.fail("rounds", f"not a key of a {fmt}: its blocks go on until the SPRT decides "
                                                  "or `deals` blocks are played")))
         entrants = c.collect(lambda: _with_field(c, data, entrants, variants, base, bots), entrants)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from arena.record_schema import escaped
-from arena.result import names_in_play
+from arena.result import GameResult, names_in_play
 from leagues.tournament.packing import unpack
 from leagues.tournament.store import ROW_RESULT
 
@@ -77,6 +77,13 @@ def row_sit_out(row: Sequence[Any]) -> int | None:
     if '"sit_out":' not in result_json:
         return None
     return json.loads(result_json).get("sit_out")
+
+
+def own_forfeit(result: GameResult, game_id: str) -> list[tuple[int, str, str, str]]:
+    """A single deal's forfeit as a fold takes it, from its result (a match's are its deals':
+    ``deal_forfeits``)."""
+    f = result.forfeit
+    return [(f.seat, f.reason, f.detail, game_id)] if f is not None else []
 
 
 def deal_forfeits(deals: Sequence[dict[str, Any]], fallback_id: str) -> list[tuple[int, str, str, str]]:

@@ -67,6 +67,15 @@ class RunError(RuntimeError):
     """A run refused before it starts (changed config, unreadable store): one line for the user."""
 
 
+class ConfigChanged(RunError):
+    """A stored tournament refused because its config changed: ``changed`` holds the keys, so that a
+    command that sets them by options (``tute match``) says them in its own words."""
+
+    def __init__(self, message: str, changed: Sequence[str]) -> None:
+        super().__init__(message)
+        self.changed = tuple(changed)
+
+
 class StartError(RunError):
     """A run refused because an entrant does not start (``preflight``): what ``forfeit_missing`` lets
     go on."""
@@ -624,8 +633,9 @@ def prepare(cfg: TournamentConfig, store: Store, *, new: bool = False, advice: s
     if row.config_hash != cfg.config_hash():
         changed = sorted(k for k in set(row.config) | set(cfg.identity())
                          if row.config.get(k) != cfg.identity().get(k))
-        raise RunError(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with a different "
-                       f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it")
+        raise ConfigChanged(f"{cfg.source}: tournament {cfg.name!r} in {store.path} was started with a different "
+                            f"config (changed: {', '.join(changed)}); run with --new to start it again, or rename it",
+                            changed)
     if row.finished is None:
         _refuse_other_versions(cfg, store, advice)
         _refuse_other_rules(cfg, store, advice)

@@ -480,6 +480,8 @@ class Store:
         """The stored matches (``unit = "match"``) of which a deal ended by a forfeit. A match's own result
         has none (its deals' are in its record), so each match's record is read: a listing's cost, in
         proportion to the matches, never the deals. A record that cannot be read is named as damaged."""
+        from leagues.tournament.forfeits import deal_forfeits  # it reads the store's rows: imported here
+
         where, args = self._where(tournament, variant, entrant, round_no, after, A_MATCH)
         for r in self.db.execute(f"SELECT {_ROW_COLUMNS}, record FROM games{where} ORDER BY tournament, "
                                  f"{ORDER_COLUMNS}", args):
@@ -487,10 +489,9 @@ class Store:
             if g is None:
                 continue
             try:
-                deals = json.loads(unpack(r[-1])).get("deals", [])
-                if any(isinstance(d, dict) and (d.get("result") or {}).get("forfeit") for d in deals):
+                if deal_forfeits(json.loads(unpack(r[-1])).get("deals", []), g.id):
                     yield g
-            except (ValueError, AttributeError, RecursionError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
                 self.mark_damaged(g.id, g.tournament, f"record: {type(exc).__name__}: {str(exc)[:200]}")
 
     def count_games(self, tournament: str | None = None, *, variant: str | None = None, entrant: str | None = None,

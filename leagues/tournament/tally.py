@@ -27,7 +27,7 @@ from arena.result import LOSS, SHARED, WIN, outcome, sides_in_play, thrown_in, v
 
 from leagues.tournament.config import POOLED, RatingConfig  # noqa: F401  the pooled table's scope
 from leagues.tournament.rating import Rater
-from leagues.tournament.forfeits import EntrantForfeits, played
+from leagues.tournament.forfeits import EntrantForfeits, own_forfeit, played
 from leagues.tournament.sprt import t95, wilson
 from leagues.tournament.store import TALLY_TABLES, GameRow, StoreError, tally_count
 
@@ -126,12 +126,6 @@ class PairStat:
         return HeadToHead(a, b, m, max(hw, (hi - lo) / 2), n)
 
 
-def own_forfeit(row: GameRow) -> ForfeitList:
-    """A single deal's forfeit, from its result (a match's are in its record: ``leaderboard.landed``)."""
-    f = row.result.forfeit
-    return [(f.seat, f.reason, f.detail, row.id)] if f is not None else []
-
-
 class ScopeTally:
     """The fold of one table: every variant's games, or one variant's."""
 
@@ -153,7 +147,7 @@ class ScopeTally:
         sides = self.teams[row.variant]
         result = row.result
         if forfeits is None:
-            forfeits = own_forfeit(row)
+            forfeits = own_forfeit(row.result, row.id)
         for t in sides_in_play(sides, result.sit_out):  # a unit of several sides: a game for each
             name = row.seats[t[0]]
             c = self.counts.setdefault(name, Counts())
@@ -235,7 +229,7 @@ class Tally:
         if ordered and self.watermark is not None and row.order <= self.watermark:
             raise ValueError(f"game {row.id} folded out of schedule order (after {self.watermark})")
         if forfeits is None:
-            forfeits = own_forfeit(row)
+            forfeits = own_forfeit(row.result, row.id)
         self.scope(None).add(row, forfeits)
         if row.variant not in self.shared:
             self.scope(row.variant).add(row, forfeits)
